@@ -1,0 +1,202 @@
+"""The engine contract every Hanamichi game implements.
+
+A game is a bundle of pure functions over frozen msgspec Structs
+(OpenSpiel's shape, in the functional style of the `eventsourcing` examples):
+
+    events = game.start(players, options, chance)          # deals are data
+    state  = fold(game, events)                            # evolve() over the log
+    seats  = game.to_act(state)                            # possibly several at once
+    legal  = game.legal_actions(state, seat)
+    events = game.decide(state, seat, action, ctx)         # or raises RuleError
+    view   = game.view(state, seat)                        # seat=None: spectator
+
+Nothing here does IO, reads a clock or owns a random generator: time arrives
+as `Ctx.now_ms` (the server's receive time) and chance as a `Chance`, whose
+outcome the engine writes into an event, so folding never draws a number.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+import msgspec
+
+S = TypeVar("S")
+E = TypeVar("E")
+A = TypeVar("A")
+O = TypeVar("O", bound=msgspec.Struct)
+
+
+class RuleError(Exception):
+    """A command the rules refuse. `code` is stable (clients switch on it);
+    `message` is for people and never names another seat's hidden cards."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class OptionsError(ValueError):
+    """Bad table options or player count (`code` is stable)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class Ctx(msgspec.Struct, frozen=True):
+    """What the service adds to every command: its receive time in ms.
+
+    Games that keep time (Kabuki masks' stop window, KM-3) copy `now_ms`
+    into the events they emit; the others ignore it."""
+
+    now_ms: int = 0
+
+
+class Chance:
+    """The source of every shuffle, handed to the engine by its caller.
+
+    Seeded: the same (seed, key) always gives the same order, so a tournament
+    can replay identical deals at several tables (duplicate format) and a
+    finished game's seed lets anyone re-derive its deals. Fixed: tests and
+    replays pass the exact deck orders, keyed like the engine asks for them
+    (e.g. "round-1"); a key that is not given falls back to the seed."""
+
+    __slots__ = ("seed", "fixed")
+
+    def __init__(self, seed: int = 0, fixed: Mapping[str, Sequence[Any]] | None = None) -> None:
+        self.seed = seed
+        self.fixed = dict(fixed or {})
+
+    def shuffled(self, key: str, items: Sequence[Any]) -> list[Any]:
+        if key in self.fixed:
+            order = list(self.fixed[key])
+            if sorted(map(repr, order)) != sorted(map(repr, items)):
+                raise OptionsError("bad_deal", f"the fixed deal {key!r} is not a permutation of the deck")
+            return order
+        out = list(items)
+        random.Random(f"{self.seed}:{key}").shuffle(out)
+        return out
+
+    def choice(self, key: str, items: Sequence[Any]) -> Any:
+        if key in self.fixed:
+            (value,) = self.fixed[key]
+            if value not in items:
+                raise OptionsError("bad_deal", f"the fixed choice {key!r} is not one of the options")
+            return value
+        return items[random.Random(f"{self.seed}:{key}").randrange(len(items))]
+
+
+class Result(msgspec.Struct, frozen=True):
+    """A finished game: score per seat, place per seat (1 = first; tied seats
+    share a place, as the rules say) and the winning seats."""
+
+    scores: list[float]
+    places: list[int]
+    winners: list[int]
+
+
+def places_from(scores: Sequence[float], tiebreak: Sequence[float] | None = None) -> list[int]:
+    """Competition ranking ("1224"): seats with equal (score, tiebreak) share a place."""
+    keys = [(s, tiebreak[i] if tiebreak else 0) for i, s in enumerate(scores)]
+    return [1 + sum(1 for other in keys if other > k) for k in keys]
+
+
+class Bot(Protocol):
+    """A house bot for one seat of one game. It sees what its seat sees:
+    `observe` gets the seat's redacted events (memory bots keep what they saw),
+    `act` gets the seat's view and legal actions plus an RNG passed in."""
+
+    def observe(self, event: Any) -> None: ...
+
+    def act(self, view: Any, legal: Sequence[Any], rng: random.Random) -> Any: ...
+
+
+BotFactory = Callable[[int, Any], Bot]  # (seat, options) -> Bot
+
+
+@dataclass(frozen=True)
+class Game(Generic[S, E, A, O]):
+    """A registered game. Every field is a pure function or a type."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    options_type: type[O]
+    event_type: Any  # tagged Union of frozen Structs (stable tags)
+    action_type: Any  # tagged Union of frozen Structs (stable tags)
+    start: Callable[[int, O, Chance], list[E]]
+    evolve: Callable[[S | None, E], S]
+    to_act: Callable[[S], frozenset[int]]
+    legal_actions: Callable[[S, int], list[A]]
+    decide: Callable[[S, int, A, Ctx], list[E]]
+    view: Callable[[S, int | None], msgspec.Struct]
+    redact: Callable[[E, int | None], E | None]
+    is_over: Callable[[S], bool]
+    result: Callable[[S], Result]
+    bots: Mapping[str, BotFactory]
+    # Games with time-driven transitions (KM-5: the round ends once the last
+    # placement's stop window has passed) say when the next one is due, and
+    # `on_timer` gives its events; for the others both stay trivial.
+    next_timer: Callable[[S], int | None] = lambda state: None
+    # Seats the table waits for (turn deadlines run for them). Defaults to
+    # `to_act`; Kabuki masks narrows it to the placer, since calling "Stop!"
+    # is optional and nobody's deadline.
+    awaited: Callable[[S], frozenset[int]] | None = None
+    on_timer: Callable[[S, Ctx], list[E]] = lambda state, ctx: []
+    # Test support for the conformance suite: the card identities a viewer
+    # must not know in a state, every card identity a view or a redacted
+    # event reveals, and every card in the state (for conservation).
+    hidden_cards: Callable[[S, int | None], frozenset] = lambda state, viewer: frozenset()
+    revealed_cards: Callable[[Any], frozenset] = lambda obj: frozenset()
+    all_cards: Callable[[S], list] = lambda state: []
+    # Whole-game figures for the simulator (e.g. "round" counts); optional.
+    describe: Callable[[S], dict] = field(default=lambda state: {})
+
+    # --- helpers shared by every caller (service, simulator, tests) ---------
+
+    def waiting_for(self, state: S) -> frozenset[int]:
+        return (self.awaited or self.to_act)(state)
+
+    def make_options(self, raw: Mapping[str, Any] | None) -> O:
+        """Decode and validate table options; unknown or ill-typed fields
+        are an OptionsError with a readable message."""
+        try:
+            options = msgspec.convert(dict(raw or {}), self.options_type, strict=True)
+        except msgspec.ValidationError as exc:
+            raise OptionsError("bad_option", f"{self.name} options: {exc}") from None
+        check = getattr(options, "validate", None)
+        if check is not None:
+            check()
+        return options
+
+    def check_players(self, players: int) -> None:
+        if not self.min_players <= players <= self.max_players:
+            raise OptionsError(
+                "bad_player_count",
+                f"{self.title} is played by {self.min_players} to {self.max_players} players, not {players}",
+            )
+
+    def new_game(self, players: int, options: O, chance: Chance) -> list[E]:
+        self.check_players(players)
+        return self.start(players, options, chance)
+
+    def fold(self, events: Iterable[E], state: S | None = None) -> S:
+        evolve = self.evolve
+        for event in events:
+            state = evolve(state, event)
+        return state  # type: ignore[return-value]
+
+    def decode_action(self, raw: Any) -> A:
+        """Raw JSON-ish data to an action; bad shape is a RuleError."""
+        try:
+            return msgspec.convert(raw, self.action_type, strict=False)
+        except msgspec.ValidationError as exc:
+            raise RuleError("bad_action", f"not a {self.title} action: {exc}") from None
+
