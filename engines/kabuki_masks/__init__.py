@@ -1,0 +1,50 @@
+"""Kabuki, the mask memory game (seed 004, rulings KM-1..KM-7): `GAME`."""
+
+from __future__ import annotations
+
+from engines.core import Game
+from engines.kabuki_masks.actions import KabukiAction
+from engines.kabuki_masks.bots import BOTS
+from engines.kabuki_masks.events import KabukiEvent
+from engines.kabuki_masks.options import Options
+from engines.kabuki_masks.rules import (
+    awaited,
+    decide,
+    describe,
+    is_over,
+    legal_actions,
+    next_timer,
+    on_timer,
+    result,
+    start,
+    to_act,
+)
+from engines.kabuki_masks.state import all_cards, evolve
+from engines.kabuki_masks.view import hidden_cards, redact, revealed_cards, view
+
+GAME = Game(
+    name="kabuki-masks",
+    title="Kabuki (mask memory)",
+    min_players=2,
+    max_players=6,
+    options_type=Options,
+    event_type=KabukiEvent,
+    action_type=KabukiAction,
+    start=start,
+    evolve=evolve,
+    to_act=to_act,
+    legal_actions=legal_actions,
+    decide=decide,
+    view=view,
+    redact=redact,
+    is_over=is_over,
+    result=result,
+    bots=BOTS,
+    next_timer=next_timer,
+    awaited=awaited,
+    on_timer=on_timer,
+    hidden_cards=hidden_cards,
+    revealed_cards=revealed_cards,
+    all_cards=all_cards,
+    describe=describe,
+)

@@ -1,0 +1,28 @@
+"""Kabuki actions: {"type": "place", "pile": 2} and {"type": "stop", "placement": 17}."""
+
+from __future__ import annotations
+
+from typing import Union
+
+import msgspec
+
+
+class Action(msgspec.Struct, frozen=True, tag_field="type"):
+    pass
+
+
+class Place(Action, tag="place"):
+    """KM-1: put the revealed card on actor pile 0..3."""
+
+    pile: int
+
+
+class Stop(Action, tag="stop"):
+    """KM-2: call "Stop!" on a placement. `placement` is the number the caller
+    means (None = the latest), so a call that arrives after the next card was
+    placed is refused instead of landing on the wrong card."""
+
+    placement: int | None = None
+
+
+KabukiAction = Union[Place, Stop]

@@ -1,0 +1,183 @@
+"""Kabuki rules: who may act, what is legal, decide, the timers and scoring."""
+
+from __future__ import annotations
+
+from engines.core import Chance, Ctx, Result, RuleError, places_from
+from engines.kabuki_masks.actions import Place, Stop
+from engines.kabuki_masks.events import (
+    GameEnded,
+    Placed,
+    Revealed,
+    RoundEnded,
+    RoundStarted,
+    Started,
+    Stopped,
+)
+from engines.kabuki_masks.options import Options
+from engines.kabuki_masks.state import CARDS, COPIES, PILES, ROUNDS, State, tokens_per_round
+
+PLACES = tuple(Place(pile) for pile in range(PILES))
+_NOBODY: frozenset[int] = frozenset()
+_ONLY = {seat: frozenset((seat,)) for seat in range(6)}
+# _OTHERS[players][seat]: every seat but `seat` (KM-2: all may call Stop but the placer).
+_OTHERS = {n: tuple(frozenset(range(n)) - {seat} for seat in range(n)) for n in range(2, 7)}
+
+
+def start(players: int, options: Options, chance: Chance) -> list:
+    # All chance up front: the deck of every round and the first player.
+    decks = tuple(tuple(chance.shuffled(f"round-{r}", CARDS)) for r in range(1, ROUNDS + 1))
+    first = chance.choice("first-player", list(range(players)))
+    return [
+        Started(players, options.stop_window_ms, first, chance.seed, decks),
+        *_round_start(decks, 1, first, players),
+    ]
+
+
+def _round_start(decks, round_number: int, first: int, players: int) -> list:
+    return [
+        RoundStarted(round_number, first, tokens_per_round(players)),
+        Revealed(first, decks[round_number - 1][0]),  # KM-1: shown to everyone
+    ]
+
+
+def to_act(s: State) -> frozenset[int]:
+    """Every seat that may act now: the placer-to-be, and while the latest
+    placement is unchallenged, every seat but its placer (KM-2)."""
+    if s.last_seat is not None and not s.called:
+        return _OTHERS[s.players][s.last_seat]
+    if s.placer is not None:
+        return _ONLY[s.placer]
+    return _NOBODY
+
+
+def awaited(s: State) -> frozenset[int]:
+    """Only the placer is waited for: calling Stop is optional, with no deadline."""
+    return _NOBODY if s.placer is None else _ONLY[s.placer]
+
+
+def legal_actions(s: State, seat: int) -> list:
+    legal: list = []
+    if s.last_seat is not None and not s.called and seat != s.last_seat:
+        legal.append(Stop(s.placements))
+    if seat == s.placer:
+        legal.extend(PLACES)
+    return legal
+
+
+def decide(s: State, seat: int, action, ctx: Ctx) -> list:
+    if s.over:
+        raise RuleError("game_over", "the game is over")
+    if not 0 <= seat < s.players:
+        raise RuleError("not_your_turn", f"there is no seat {seat} at this table")
+    kind_of_action = type(action)
+    if kind_of_action is Place:
+        return _place(s, seat, action.pile, ctx.now_ms)
+    if kind_of_action is Stop:
+        return _stop(s, seat, action.placement, ctx.now_ms)
+    raise RuleError("bad_action", f"not a Kabuki action: {action!r}")
+
+
+def may_place_at_ms(s: State) -> int | None:
+    """KM-3: the next placement waits `stop_window_ms` after the previous one."""
+    if s.placer is None or s.last_seat is None:
+        return None
+    return s.last_at_ms + s.stop_window_ms
+
+
+def _place(s: State, seat: int, pile, now_ms: int) -> list:
+    if seat != s.placer:
+        who = "nobody places now" if s.placer is None else f"seat {s.placer} places the next card"
+        raise RuleError("not_your_turn", f"it is not your turn to place: {who}")
+    if type(pile) is not int or not 0 <= pile < PILES:
+        raise RuleError("bad_pile", f"there are {PILES} actor piles, numbered 0 to {PILES - 1}; not {pile!r}")
+    due = may_place_at_ms(s)
+    if due is not None and now_ms < due:
+        raise RuleError("too_early", f"the others may still call Stop; you may place at {due} ms ({due - now_ms} ms)")
+    placement = s.placements + 1
+    events: list = [Placed(seat, pile, s.revealed, placement, now_ms)]
+    deck = s.deck
+    if s.drawn < len(deck):
+        events.append(Revealed((seat + 1) % s.players, deck[s.drawn]))
+    return events
+
+
+def _stop(s: State, seat: int, placement: int | None, now_ms: int) -> list:
+    # KM-2: only the latest placement, until the next card is placed; the
+    # first call in the log wins. A call on the last card of the deck is taken
+    # as long as the round's end (a timer event, KM-5) is not yet in the log.
+    if s.last_seat is None or (placement is not None and placement != s.placements):
+        raise RuleError("no_placement", "that placement can no longer be challenged: Stop only on the latest card")
+    if seat == s.last_seat:
+        raise RuleError("own_placement", "you cannot call Stop on a card you placed")
+    if s.called:
+        raise RuleError("already_called", "someone else called Stop on this placement first")
+    # KM-4: every covered card like the top moves a token from placer to caller.
+    cards = s.piles[s.last_pile]
+    top_kind = cards[-1] // COPIES
+    matches = sum(1 for card in cards[:-1] if card // COPIES == top_kind)
+    placer = s.last_seat
+    tokens = list(s.tokens)
+    moved = min(matches, tokens[placer])
+    returned = 0 if matches else min(1, tokens[seat])
+    tokens[placer] -= moved
+    tokens[seat] += moved - returned
+    events: list = [Stopped(seat, s.placements, placer, s.last_pile, cards, matches, moved, returned, now_ms)]
+    # KM-5: a player lost their last token, or this was the deck's last card
+    # (its one Stop chance is now used up).
+    if moved and tokens[placer] == 0:
+        events.extend(_round_end(s, placer, "last_token", tokens, now_ms))
+    elif returned and tokens[seat] == 0:
+        events.extend(_round_end(s, seat, "last_token", tokens, now_ms))
+    elif s.placer is None:
+        events.extend(_round_end(s, placer, "deck_empty", tokens, now_ms))
+    return events
+
+
+def _round_end(s: State, ended_by: int, reason: str, tokens, now_ms: int) -> list:
+    events: list = [RoundEnded(s.round, ended_by, reason, tuple(tokens), now_ms)]
+    if s.round == ROUNDS:
+        scores = tuple(b + t for b, t in zip(s.banked, tokens))  # KM-6
+        places = places_from(scores)
+        events.append(GameEnded(s.seed, scores, tuple(i for i, p in enumerate(places) if p == 1)))
+    return events
+
+
+def next_timer(s: State) -> int | None:
+    """When something may change with time alone: the next round's start, or
+    the end of the latest placement's stop window (KM-3; on the deck's last
+    card that ends the round, KM-5)."""
+    if s.over:
+        return None
+    if s.ended_at_ms is not None:
+        return s.ended_at_ms
+    if s.last_seat is not None:
+        return s.last_at_ms + s.stop_window_ms
+    return None
+
+
+def on_timer(s: State, ctx: Ctx) -> list:
+    if s.over:
+        return []
+    if s.ended_at_ms is not None:
+        if ctx.now_ms < s.ended_at_ms:
+            return []
+        # KM-5: the seat that ended the last round starts the next one.
+        return _round_start(s.decks, s.round + 1, s.ended_by, s.players)
+    if s.last_seat is not None and s.placer is None and not s.called:
+        if ctx.now_ms >= s.last_at_ms + s.stop_window_ms:
+            return _round_end(s, s.last_seat, "deck_empty", s.tokens, ctx.now_ms)
+    return []
+
+
+def is_over(s: State) -> bool:
+    return s.over
+
+
+def result(s: State) -> Result:
+    scores = [float(b) for b in s.banked]  # KM-6: ties share the win
+    places = places_from(scores)
+    return Result(scores=scores, places=places, winners=[i for i, p in enumerate(places) if p == 1])
+
+
+def describe(s: State) -> dict:
+    return {"rounds": s.round, "placements": s.placements}

@@ -1,0 +1,151 @@
+"""Kabuki state and its one `evolve` (a dispatch table; pure)."""
+
+from __future__ import annotations
+
+from msgspec.structs import replace
+
+import msgspec
+
+from engines.kabuki_masks.events import (
+    GameEnded,
+    Placed,
+    Revealed,
+    RoundEnded,
+    RoundStarted,
+    Started,
+    Stopped,
+)
+
+ROUNDS = 3  # KM-6
+PILES = 4
+KINDS = 10
+COPIES = 5
+CARDS = tuple(range(KINDS * COPIES))  # card id -> mask kind id // COPIES
+EMPTY_PILES: tuple[tuple[int, ...], ...] = ((),) * PILES
+
+
+def kind(card: int) -> int:
+    return card // COPIES
+
+
+def tokens_per_round(players: int) -> int:
+    return 5 if players <= 4 else 4
+
+
+class State(msgspec.Struct, frozen=True):
+    players: int
+    stop_window_ms: int
+    seed: int
+    decks: tuple[tuple[int, ...], ...]  # private: deck order of every round
+    round: int = 0
+    tokens: tuple[int, ...] = ()
+    banked: tuple[int, ...] = ()  # KM-6: tokens held at the end of finished rounds, summed
+    piles: tuple[tuple[int, ...], ...] = EMPTY_PILES  # bottom to top
+    drawn: int = 0  # cards taken from this round's deck (the revealed one included)
+    revealed: int | None = None  # KM-1: the face-up card `placer` must place
+    placer: int | None = None
+    placements: int = 0  # placements in the game so far = the latest's number
+    last_seat: int | None = None  # who made the latest placement of this round
+    last_pile: int = 0
+    last_at_ms: int = 0
+    called: bool = False  # KM-2: Stop was called on the latest placement
+    ended_at_ms: int | None = None  # the round is over (next one is due then)
+    ended_by: int | None = None
+    over: bool = False
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        return self.decks[self.round - 1] if self.round else ()
+
+
+def _started(state: State | None, e: Started) -> State:
+    return State(
+        players=e.players,
+        stop_window_ms=e.stop_window_ms,
+        seed=e.seed or 0,
+        decks=e.decks,
+        tokens=(0,) * e.players,
+        banked=(0,) * e.players,
+    )
+
+
+def _round_started(s: State, e: RoundStarted) -> State:
+    return replace(
+        s,
+        round=e.round,
+        tokens=(e.tokens,) * s.players,
+        piles=EMPTY_PILES,
+        drawn=0,
+        revealed=None,
+        placer=None,
+        last_seat=None,
+        called=False,
+        ended_at_ms=None,
+        ended_by=None,
+    )
+
+
+def _revealed(s: State, e: Revealed) -> State:
+    return replace(s, drawn=s.drawn + 1, revealed=e.card, placer=e.seat)
+
+
+def _placed(s: State, e: Placed) -> State:
+    piles = list(s.piles)
+    piles[e.pile] = piles[e.pile] + (e.card,)
+    return replace(
+        s,
+        piles=tuple(piles),
+        revealed=None,
+        placer=None,
+        placements=e.placement,
+        last_seat=e.seat,
+        last_pile=e.pile,
+        last_at_ms=e.placed_at_ms,
+        called=False,
+    )
+
+
+def _stopped(s: State, e: Stopped) -> State:
+    tokens = list(s.tokens)
+    tokens[e.placer] -= e.moved
+    tokens[e.caller] += e.moved - e.returned
+    return replace(s, tokens=tuple(tokens), called=True)
+
+
+def _round_ended(s: State, e: RoundEnded) -> State:
+    return replace(
+        s,
+        banked=tuple(b + t for b, t in zip(s.banked, e.tokens)),
+        placer=None,
+        last_seat=None,
+        ended_at_ms=e.at_ms,
+        ended_by=e.ended_by,
+    )
+
+
+def _game_ended(s: State, e: GameEnded) -> State:
+    return replace(s, over=True)
+
+
+_EVOLVE = {
+    Started: _started,
+    RoundStarted: _round_started,
+    Revealed: _revealed,
+    Placed: _placed,
+    Stopped: _stopped,
+    RoundEnded: _round_ended,
+    GameEnded: _game_ended,
+}
+
+
+def evolve(state: State | None, event) -> State:
+    return _EVOLVE[type(event)](state, event)
+
+
+def all_cards(state: State) -> list[int]:
+    """Every card of the round in play: piles, the revealed card, the deck."""
+    cards = [card for pile in state.piles for card in pile]
+    if state.revealed is not None:
+        cards.append(state.revealed)
+    cards.extend(state.deck[state.drawn :])
+    return cards

@@ -1,0 +1,120 @@
+"""What each viewer sees (KM-7) and how events are redacted.
+
+Public: the deck count, each pile's top card, the revealed card, every card at
+the moment it is placed or a Stop reveals its pile, tokens. Covered cards are in
+no view (seat or spectator) until the game ends: remembering them is the game.
+Nobody knows the deck order before it is drawn.
+"""
+
+from __future__ import annotations
+
+import msgspec
+from msgspec.structs import replace
+
+from engines.kabuki_masks.events import Placed, Revealed, Started, Stopped
+from engines.kabuki_masks.rules import may_place_at_ms, to_act
+from engines.kabuki_masks.state import ROUNDS, State
+
+
+class LatestPlacement(msgspec.Struct, frozen=True):
+    placement: int
+    seat: int
+    pile: int
+    card: int
+    placed_at_ms: int
+    called: bool  # KM-2: a Stop was called on it (no more calls)
+
+
+class KabukiView(msgspec.Struct, frozen=True):
+    viewer: int | None
+    players: int
+    round: int
+    rounds: int
+    stop_window_ms: int
+    deck_count: int  # face-down cards left in the deck
+    revealed: int | None  # KM-1: the card `placer` shows everyone and must place
+    placer: int | None
+    may_place_at_ms: int | None  # KM-3: placing earlier is refused (None: any time)
+    tops: tuple[int | None, ...]  # each actor pile's top card (None: the bare actor)
+    pile_sizes: tuple[int, ...]
+    tokens: tuple[int, ...]
+    banked: tuple[int, ...]  # KM-6: tokens banked at the end of finished rounds
+    latest: LatestPlacement | None
+    can_stop: int | None  # the placement number this viewer may call Stop on
+    to_act: tuple[int, ...]
+    over: bool
+    piles: tuple[tuple[int, ...], ...] | None = None  # only once the game is over
+    deck: tuple[int, ...] | None = None  # undrawn cards, only once the game is over
+
+
+def view(s: State, seat: int | None) -> KabukiView:
+    acting = to_act(s)
+    latest = None
+    if s.last_seat is not None:
+        latest = LatestPlacement(
+            s.placements, s.last_seat, s.last_pile, s.piles[s.last_pile][-1], s.last_at_ms, s.called
+        )
+    can_stop = None
+    if latest is not None and not s.called and seat is not None and seat != s.last_seat:
+        can_stop = s.placements
+    playing = s.placer is not None
+    return KabukiView(
+        viewer=seat,
+        players=s.players,
+        round=s.round,
+        rounds=ROUNDS,
+        stop_window_ms=s.stop_window_ms,
+        deck_count=len(s.deck) - s.drawn,
+        revealed=s.revealed if playing else None,
+        placer=s.placer,
+        may_place_at_ms=may_place_at_ms(s),
+        tops=tuple(pile[-1] if pile else None for pile in s.piles),
+        pile_sizes=tuple(map(len, s.piles)),
+        tokens=s.tokens,
+        banked=s.banked,
+        latest=latest,
+        can_stop=can_stop,
+        to_act=tuple(sorted(acting)),
+        over=s.over,
+        piles=s.piles if s.over else None,
+        deck=s.deck[s.drawn :] if s.over else None,
+    )
+
+
+def redact(event, viewer: int | None):
+    # Everything but the start's chance is public: placed and revealed cards
+    # (KM-1), the pile a Stop shows (KM-4), tokens. The seed is published by
+    # km.game_ended.
+    if type(event) is Started:
+        return replace(event, seed=None, decks=())
+    return event
+
+
+def hidden_cards(s: State, viewer: int | None) -> frozenset:
+    """What no viewer may know: the undrawn part of the deck. Covered cards
+    were all shown when placed (KM-1); that views do not show them again
+    (KM-7) is checked by the package's own tests."""
+    if s.over:
+        return frozenset()
+    return frozenset(s.deck[s.drawn :])
+
+
+def revealed_cards(obj) -> frozenset:
+    kind = type(obj)
+    if kind is KabukiView:
+        cards = {card for card in obj.tops if card is not None}
+        if obj.revealed is not None:
+            cards.add(obj.revealed)
+        if obj.latest is not None:
+            cards.add(obj.latest.card)
+        for pile in obj.piles or ():
+            cards.update(pile)
+        cards.update(obj.deck or ())
+        return frozenset(cards)
+    if kind is Placed or kind is Revealed:
+        return frozenset((obj.card,))
+    if kind is Stopped:
+        return frozenset(obj.cards)
+    if kind is Started:
+        return frozenset(card for deck in obj.decks for card in deck)
+    return frozenset()
