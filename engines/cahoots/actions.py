@@ -1,0 +1,34 @@
+"""Cahoots actions. Actions are immutable, so one instance per card is
+prebuilt and shared (legal_actions is on the simulator's hot path)."""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class Action(msgspec.Struct, frozen=True, tag_field="type"):
+    pass
+
+
+class Play(Action, tag="play"):
+    card: int
+
+
+class Keep(Action, tag="keep"):
+    card: int
+
+
+class Kill(Action, tag="kill"):
+    card: int
+
+
+class Pick(Action, tag="pick"):
+    card: int
+
+
+AnyAction = Play | Keep | Kill | Pick
+
+PLAY = tuple(Play(card) for card in range(48))
+KEEP = tuple(Keep(card) for card in range(48))
+KILL = tuple(Kill(card) for card in range(48))
+PICK = tuple(Pick(card) for card in range(48))

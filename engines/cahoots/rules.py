@@ -1,0 +1,206 @@
+"""Cahoots rules: start, to_act, legal_actions, decide, scoring (CH-1..CH-8)."""
+
+from __future__ import annotations
+
+from engines.cahoots.actions import KEEP, KILL, PICK, PLAY, Keep, Kill, Pick, Play
+from engines.cahoots.cards import (
+    DECK,
+    HAND_SIZE,
+    IDENTITY_MASKS,
+    POINTS_PER_TRICK,
+    POPCOUNT,
+    THREE_PLAYER_DECK,
+    THREE_PLAYER_RESERVE,
+    card_name,
+)
+from engines.cahoots.events import Dealt, GameEnded, Picked, Played, Chose, Started, TrickScored
+from engines.cahoots.options import Options
+from engines.cahoots.state import CHOOSE, ENDED, OVER, PICK as PICKING, PLAY as PLAYING, SCORING, State, evolve
+from engines.core import Chance, Ctx, Result, RuleError, places_from
+
+_SEAT_SETS = {-1: frozenset(), **{seat: frozenset((seat,)) for seat in range(4)}}
+
+
+# --- set-up ---------------------------------------------------------------
+
+
+def start(players: int, options: Options, chance: Chance) -> list:
+    """Everything random is drawn here (CH-1 identities, CH-2 dealer, the
+    deal, the CH-6 reserve order); the deal itself is the Dealt event."""
+    identities = tuple(chance.shuffled("identities", [0, 1, 2, 3])[:players])
+    dealer = chance.choice("dealer", list(range(players)))
+    deck = tuple(chance.shuffled("round-1", DECK if players == 4 else THREE_PLAYER_DECK))
+    reserve = tuple(chance.shuffled("reserve", THREE_PLAYER_RESERVE)) if players == 3 else ()
+    started = Started(players, options, identities, dealer, chance.seed, deck, reserve)
+    hands = tuple(tuple(deck[seat * HAND_SIZE : (seat + 1) * HAND_SIZE]) for seat in range(players))
+    return [started, Dealt(hands)]
+
+
+# --- scoring (CH-5) -------------------------------------------------------
+
+
+def suit_totals(cards) -> list[int]:
+    totals = [0] * 6
+    for card in cards:
+        totals[card >> 3] += (4, 5, 5, 6, 6, 7, 7, 8)[card & 7]
+    return totals
+
+
+def winning_suits(cards) -> tuple[int, ...]:
+    """The suits with the highest total value on the table."""
+    totals = suit_totals(cards)
+    best = max(totals)
+    return tuple(suit for suit in range(6) if totals[suit] == best)
+
+
+def trick_points(winning: tuple[int, ...], identities: tuple[int, ...]) -> tuple[int, ...]:
+    """CH-5: count each player's winning suits; the players with the highest
+    count (at least 1) split the 4 points equally, and three such players get
+    1 each (the fourth point is lost: 4 // 3)."""
+    mask = 0
+    for suit in winning:
+        mask |= 1 << suit
+    counts = [POPCOUNT[mask & IDENTITY_MASKS[identity]] for identity in identities]
+    best = max(counts)
+    if best == 0:
+        return (0,) * len(identities)
+    share = POINTS_PER_TRICK // counts.count(best)
+    return tuple(share if count == best else 0 for count in counts)
+
+
+def pick_order(points: tuple[int, ...], start: int) -> tuple[int, ...]:
+    """CH-8: scorers pick one card at a time, from the scorer nearest the
+    start player (clockwise), snaking back from the last to the first."""
+    n = len(points)
+    scorers = [seat % n for seat in range(start, start + n) if points[seat % n]]
+    order: list[int] = []
+    for lap in range(points[scorers[0]]):
+        order.extend(scorers if lap % 2 == 0 else reversed(scorers))
+    return tuple(order)
+
+
+def _next_automatic(state: State):
+    """The event the rules take by themselves in this state, if any."""
+    phase = state.phase
+    if phase == SCORING:
+        winning = winning_suits(state.table)
+        points = trick_points(winning, state.identities)
+        reserve_card = state.reserve[0] if state.players == 3 else -1  # CH-6
+        order = pick_order(points, state.start) if state.options.face_value_scoring else ()
+        return TrickScored(state.trick, winning, points, reserve_card, order)
+    if phase == PICKING:
+        # A pick is forced when one seat takes every card that is left.
+        picks = state.picks
+        if len(picks) == len(state.pool) and picks.count(picks[0]) == len(picks):
+            return Picked(picks[0], state.pool[0])
+        return None
+    if phase == ENDED:
+        scores = tuple(float(score) for score in state.scores)
+        places = places_from(scores)
+        winners = tuple(seat for seat, place in enumerate(places) if place == 1)
+        return GameEnded(state.seed, scores, tuple(places), winners)
+    return None
+
+
+def _with_automatic(state: State, events: list) -> list:
+    while True:
+        event = _next_automatic(state)
+        if event is None:
+            return events
+        events.append(event)
+        state = evolve(state, event)
+
+
+# --- turns ----------------------------------------------------------------
+
+
+def to_act(state: State) -> frozenset[int]:
+    return _SEAT_SETS[state.actor]
+
+
+def is_over(state: State) -> bool:
+    return state.phase == OVER
+
+
+def _first_choice_keep(state: State) -> bool | None:
+    """In the second pass, whether this seat kept in the first (CH-4)."""
+    j = len(state.choices)
+    if j < state.players:
+        return None
+    return state.choices[j - state.players][1]
+
+
+def legal_actions(state: State, seat: int) -> list:
+    if seat != state.actor:
+        return []
+    phase = state.phase
+    if phase == PLAYING:
+        return [PLAY[card] for card in state.hands[seat]]
+    if phase == CHOOSE:
+        taken = {card for card, _ in state.choices}
+        free = [card for card in state.table if card not in taken]
+        first = _first_choice_keep(state)
+        if first is None:
+            return [KEEP[card] for card in free] + [KILL[card] for card in free]
+        table = KILL if first else KEEP
+        return [table[card] for card in free]
+    if phase == PICKING:
+        return [PICK[card] for card in state.pool]
+    return []
+
+
+def decide(state: State, seat: int, action, ctx: Ctx) -> list:
+    phase = state.phase
+    if phase == OVER:
+        raise RuleError("game_over", "the game is over")
+    if seat != state.actor:
+        raise RuleError("not_your_turn", f"it is not seat {seat}'s turn")
+    kind = type(action)
+    if kind is Play:
+        if phase != PLAYING:
+            raise RuleError("wrong_phase", "cards are played only before the keep/kill passes")
+        card = action.card
+        if card not in state.hands[seat]:
+            raise RuleError("illegal_card", "that card is not in your hand")
+        event = Played(seat, card)
+        if len(state.table) + 1 < 2 * state.players:
+            return [event]
+        return _with_automatic(evolve(state, event), [event])
+    if kind is Keep or kind is Kill:
+        if phase != CHOOSE:
+            raise RuleError("wrong_phase", "cards are kept or killed only after both laps of play")
+        card = action.card
+        if card not in state.table or any(card == taken for taken, _ in state.choices):
+            raise RuleError("illegal_card", f"the {_name(card)} is not free on the table")
+        keep = kind is Keep
+        first = _first_choice_keep(state)
+        if first is not None and first == keep:
+            # CH-4: the second pass does the opposite of the first.
+            code, verb = ("must_kill", "kill") if first else ("must_keep", "keep")
+            raise RuleError(code, f"you {'kept' if first else 'killed'} a card in the first pass: now {verb} one")
+        event = Chose(seat, card, keep)
+        if len(state.choices) + 1 < 2 * state.players:
+            return [event]
+        return _with_automatic(evolve(state, event), [event])
+    if kind is Pick:
+        if phase != PICKING:
+            raise RuleError("wrong_phase", "killed cards are picked only by scorers with face_value_scoring")
+        if action.card not in state.pool:
+            raise RuleError("illegal_card", f"the {_name(action.card)} is not among the killed cards")
+        event = Picked(seat, action.card)
+        return _with_automatic(evolve(state, event), [event])
+    raise RuleError("bad_action", f"not a Cahoots action: {action!r}")
+
+
+def _name(card) -> str:
+    return card_name(card) if isinstance(card, int) and 0 <= card < 48 else repr(card)
+
+
+def result(state: State) -> Result:
+    scores = [float(score) for score in state.scores]
+    places = places_from(scores)
+    return Result(scores=scores, places=places, winners=[seat for seat, place in enumerate(places) if place == 1])
+
+
+def describe(state: State) -> dict:
+    return {"tricks": state.trick}
