@@ -1,0 +1,42 @@
+"""Kabuki Tricks (seeds 000 English, 002 Italian; rulings KT-1..KT-14)."""
+
+from __future__ import annotations
+
+from engines.core import Game
+
+from .actions import AnyAction
+from .bots import HeuristicBot, RandomBot
+from .events import AnyEvent
+from .options import Options
+from .rules import decide, is_over, legal_actions, result, start, to_act
+from .state import evolve
+from .view import all_cards, hidden_cards, redact, revealed_cards, view
+
+
+def _describe(state) -> dict:
+    return {"rounds": state.rounds}
+
+
+GAME = Game(
+    name="kabuki-tricks",
+    title="Kabuki Tricks",
+    min_players=2,
+    max_players=5,
+    options_type=Options,
+    event_type=AnyEvent,
+    action_type=AnyAction,
+    start=start,
+    evolve=evolve,
+    to_act=to_act,
+    legal_actions=legal_actions,
+    decide=decide,
+    view=view,
+    redact=redact,
+    is_over=is_over,
+    result=result,
+    bots={"random": RandomBot, "heuristic": HeuristicBot},
+    hidden_cards=hidden_cards,
+    revealed_cards=revealed_cards,
+    all_cards=all_cards,
+    describe=_describe,
+)
