@@ -1,0 +1,46 @@
+"""Tezuma Trick (seed 003, rulings TT-1..TT-14): must-follow tricks with
+off-suit Trumps, drafted Bid, Pain Suit and Ability cards."""
+
+from __future__ import annotations
+
+from engines.core import Game
+from engines.tezuma_trick.actions import AnyAction
+from engines.tezuma_trick.bots import BOTS
+from engines.tezuma_trick.events import AnyEvent
+from engines.tezuma_trick.options import Options
+from engines.tezuma_trick.rules import decide, is_over, legal_actions, next_timer, on_timer, result, start, to_act
+from engines.tezuma_trick.state import State, evolve
+from engines.tezuma_trick.view import all_cards, hidden_cards, redact, revealed_cards, view
+
+
+def describe(state: State) -> dict:
+    return {"hands": state.hand_no, "tricks_per_hand": 12}
+
+
+GAME: Game = Game(
+    name="tezuma-trick",
+    title="Tezuma Trick",
+    min_players=3,
+    max_players=4,
+    options_type=Options,
+    event_type=AnyEvent,
+    action_type=AnyAction,
+    start=start,
+    evolve=evolve,
+    to_act=to_act,
+    legal_actions=legal_actions,
+    decide=decide,
+    view=view,
+    redact=redact,
+    is_over=is_over,
+    result=result,
+    bots=BOTS,
+    next_timer=next_timer,
+    on_timer=on_timer,
+    hidden_cards=hidden_cards,
+    revealed_cards=revealed_cards,
+    all_cards=all_cards,
+    describe=describe,
+)
+
+__all__ = ["GAME", "Options", "State"]

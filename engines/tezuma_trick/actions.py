@@ -1,0 +1,48 @@
+"""Tezuma Trick actions (stable tags).
+
+    {"type": "pick_pain", "suit": 2}
+    {"type": "pick_bid", "bid": 5}                  index into options.bid_cards
+    {"type": "pick_ability", "ability": "chicks"}
+    {"type": "play", "card": 17}
+    {"type": "play", "card": 17, "ability": "horse_swallowing"}
+    {"type": "play", "card": 14, "second": 17, "ability": "fire_breathing"}  card < second
+    {"type": "egg"}                                 Paper Egg, before playing
+    {"type": "sand"}                                Five-Color Sand: win without a card
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class Action(msgspec.Struct, frozen=True, tag_field="type"):
+    pass
+
+
+class PickPain(Action, tag="pick_pain"):
+    suit: int
+
+
+class PickBid(Action, tag="pick_bid"):
+    bid: int
+
+
+class PickAbility(Action, tag="pick_ability"):
+    ability: str
+
+
+class Play(Action, tag="play"):
+    card: int
+    ability: str | None = None
+    second: int | None = None  # Fire Breathing's second card (TT-9)
+
+
+class Egg(Action, tag="egg"):
+    pass
+
+
+class Sand(Action, tag="sand"):
+    pass
+
+
+AnyAction = PickPain | PickBid | PickAbility | Play | Egg | Sand

@@ -1,0 +1,119 @@
+"""Tezuma Trick events: a tagged union with stable tags ("tt.*").
+
+Cards are ints (see cards.py); abilities are named by their snake_case names
+(`cards.ABILITY_NAMES`) so that a log reads without a table.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from engines.tezuma_trick.options import Options
+
+
+class Event(msgspec.Struct, frozen=True, tag_field="type"):
+    pass
+
+
+class Started(Event, tag="tt.started"):
+    """The table. Private (blanked by `redact` for every viewer while the
+    game runs; the final event reveals the seed): `seed`, `decks` (the deck
+    order of every hand, drawn as "round-1".."round-n") and the face-up Bid
+    and Ability cards of every hand (TT-3), which each `HandDealt` shows
+    when its hand begins."""
+
+    players: int
+    options: Options
+    first_dealer: int
+    seed: int | None = None
+    decks: tuple[tuple[int, ...], ...] = ()
+    bid_rows: tuple[tuple[int, ...], ...] = ()
+    ability_rows: tuple[tuple[int, ...], ...] = ()
+
+
+class HandDealt(Event, tag="tt.hand_dealt"):
+    """A hand begins: the face-up Bid cards (indexes into options.bid_cards)
+    and Ability cards (names), and 12 cards per seat; a viewer sees only its
+    own hand (other seats: ())."""
+
+    hand: int
+    dealer: int
+    bids: tuple[int, ...]
+    abilities: tuple[str, ...]
+    hands: tuple[tuple[int, ...], ...]
+
+
+class PickedPain(Event, tag="tt.picked_pain"):
+    seat: int
+    suit: int
+
+
+class PickedBid(Event, tag="tt.picked_bid"):
+    seat: int
+    bid: int
+
+
+class PickedAbility(Event, tag="tt.picked_ability"):
+    seat: int
+    ability: str
+
+
+class EggDeclared(Event, tag="tt.egg_declared"):
+    """Paper Egg (TT-7): the seat will play after every other player."""
+
+    seat: int
+
+
+class Played(Event, tag="tt.played"):
+    """A seat's play: one card, two with Fire Breathing (TT-9), none with
+    Five-Color Sand (TT-10); `ability` is the ability declared with it."""
+
+    seat: int
+    cards: tuple[int, ...]
+    ability: str | None = None
+
+
+class TrickWon(Event, tag="tt.trick_won"):
+    """`reason` says which rule decided (trump, high, sword_walking,
+    five_color_sand); `next_leader` differs from `winner` after Chicks or
+    Pail Dance (TT-13); `returned` is the Fire Breathing card that goes back
+    to `returned_to`'s hand, publicly (TT-9), -1 if none."""
+
+    trick: int
+    winner: int
+    next_leader: int
+    reason: str
+    returned: int = -1
+    returned_to: int = -1
+
+
+class HandScored(Event, tag="tt.hand_scored"):
+    """End of a hand: trick counts, pain counts (revealed now, TT-14), the
+    hand's points (TT-2: bid points minus pain, never below 0) and totals."""
+
+    hand: int
+    tricks: tuple[int, ...]
+    pain: tuple[int, ...]
+    points: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
+class GameEnded(Event, tag="tt.game_ended"):
+    seed: int
+    scores: tuple[float, ...]
+    places: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+AnyEvent = (
+    Started
+    | HandDealt
+    | PickedPain
+    | PickedBid
+    | PickedAbility
+    | EggDeclared
+    | Played
+    | TrickWon
+    | HandScored
+    | GameEnded
+)
