@@ -137,8 +137,7 @@ def legal_actions(state: State, seat: int) -> list:
     if phase == PLAYING:
         return [PLAY[card] for card in state.hands[seat]]
     if phase == CHOOSE:
-        taken = {card for card, _ in state.choices}
-        free = [card for card in state.table if card not in taken]
+        free = state.free
         first = _first_choice_keep(state)
         if first is None:
             return [KEEP[card] for card in free] + [KILL[card] for card in free]
@@ -170,7 +169,7 @@ def decide(state: State, seat: int, action, ctx: Ctx) -> list:
         if phase != CHOOSE:
             raise RuleError("wrong_phase", "cards are kept or killed only after both laps of play")
         card = action.card
-        if card not in state.table or any(card == taken for taken, _ in state.choices):
+        if card not in state.free:
             raise RuleError("illegal_card", f"the {_name(card)} is not free on the table")
         keep = kind is Keep
         first = _first_choice_keep(state)

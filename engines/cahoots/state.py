@@ -52,6 +52,7 @@ class State(msgspec.Struct, frozen=True):
     actor: int = -1  # the one seat that acts now, or -1
     table: tuple[int, ...] = ()  # cards in play order; card i is seat (start + i) % n
     choices: tuple[tuple[int, bool], ...] = ()  # (card, keep) in order; choice j is seat (start + j) % n
+    free: tuple[int, ...] = ()  # table cards nobody has kept or killed yet (CH-4)
     pool: tuple[int, ...] = ()  # killed cards waiting to be picked (CH-8)
     picks: tuple[int, ...] = ()  # seats still to pick, in order (CH-8)
     discard: tuple[int, ...] = ()
@@ -93,15 +94,19 @@ def _played(state: State, event: Played) -> State:
     if state.trick == TRICKS and not state.options.face_value_scoring:
         # CH-7: the last keep/kill only distributes point cards; no choices.
         return replace(state, hands=tuple(hands), table=table, phase=SCORING, actor=-1)
-    return replace(state, hands=tuple(hands), table=table, phase=CHOOSE, actor=state.start)
+    return replace(state, hands=tuple(hands), table=table, free=table, phase=CHOOSE, actor=state.start)
 
 
 def _chose(state: State, event: Chose) -> State:
-    choices = state.choices + ((event.card, event.keep),)
+    card = event.card
+    choices = state.choices + ((card, event.keep),)
+    free = state.free
+    i = free.index(card)
+    free = free[:i] + free[i + 1 :]
     n = state.players
     if len(choices) < 2 * n:
-        return replace(state, choices=choices, actor=(state.start + len(choices)) % n)
-    return replace(state, choices=choices, phase=SCORING, actor=-1)
+        return replace(state, choices=choices, free=free, actor=(state.start + len(choices)) % n)
+    return replace(state, choices=choices, free=free, phase=SCORING, actor=-1)
 
 
 def _close_trick(state: State, **changes) -> State:
