@@ -3,8 +3,9 @@
 - `random`: blind; calls Stop with a small probability whenever it may, else
   places on a random pile.
 - `memory` (and `heuristic`, always with perfect memory): remembers every card
-  it sees in its seat's events (placements, Stop reveals), forgetting each one
-  with the table's `bot_memory` probability; calls Stop when it knows of a
+  it sees in its seat's events (placements, Stop reveals), forgetting each
+  covered card with the table's `bot_memory` probability (the tops stay in
+  sight); calls Stop when it knows of a
   match, and places where it knows of the fewest matches.
 """
 
@@ -53,19 +54,20 @@ class MemoryBot:
         self.forget = forget
         # What it believes each pile holds, bottom to top (None: forgotten).
         self.piles: list[list[int | None]] = [[] for _ in range(PILES)]
-        self.fresh: list[tuple[int, int]] = []  # (pile, index) seen since the last act
+        # Covered cards (pile, index) not yet through `_recall`, which may forget them.
+        self.fresh: list[tuple[int, int]] = []
 
     def observe(self, event: Any) -> None:
         kind = type(event)
         if kind is Placed:
             pile = self.piles[event.pile]
             pile.append(event.card)
-            if self.forget:
-                self.fresh.append((event.pile, len(pile) - 1))
+            if self.forget and len(pile) > 1:
+                self.fresh.append((event.pile, len(pile) - 2))  # the card just covered
         elif kind is Stopped:
             self.piles[event.pile] = list(event.cards)
             if self.forget:
-                self.fresh.extend((event.pile, i) for i in range(len(event.cards)))
+                self.fresh.extend((event.pile, i) for i in range(len(event.cards) - 1))
         elif kind is RoundStarted:
             self.piles = [[] for _ in range(PILES)]
             self.fresh = []
@@ -79,9 +81,10 @@ class MemoryBot:
         # A bot that joined late (or missed events) trusts the view: unknown
         # covered cards, the visible top.
         for pile, size in enumerate(view.pile_sizes):
-            known = self.piles[pile]
-            if len(known) != size or (size and known[-1] != view.tops[pile]):
-                self.piles[pile] = [None] * (size - 1) + [view.tops[pile]] if size else []
+            if len(self.piles[pile]) != size:
+                self.piles[pile] = [None] * size
+            if size:
+                self.piles[pile][-1] = view.tops[pile]  # the top is always in sight
 
     def _known_matches(self, pile: int, card: int, covered_only: bool) -> tuple[int, int]:
         cards = self.piles[pile][:-1] if covered_only else self.piles[pile]

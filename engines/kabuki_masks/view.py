@@ -44,7 +44,7 @@ class KabukiView(msgspec.Struct, frozen=True):
     to_act: tuple[int, ...]
     over: bool
     piles: tuple[tuple[int, ...], ...] | None = None  # only once the game is over
-    deck: tuple[int, ...] | None = None  # undrawn cards, only once the game is over
+    deck: tuple[int, ...] | None = None  # cards never placed, top first, only once the game is over
 
 
 def view(s: State, seat: int | None) -> KabukiView:
@@ -77,8 +77,14 @@ def view(s: State, seat: int | None) -> KabukiView:
         to_act=tuple(sorted(acting)),
         over=s.over,
         piles=s.piles if s.over else None,
-        deck=s.deck[s.drawn :] if s.over else None,
+        deck=_unplaced(s) if s.over else None,
     )
+
+
+def _unplaced(s: State) -> tuple[int, ...]:
+    # a card revealed but not placed when the last round ended goes first
+    undrawn = s.deck[s.drawn :]
+    return undrawn if s.revealed is None else (s.revealed, *undrawn)
 
 
 def redact(event, viewer: int | None):
