@@ -152,6 +152,8 @@ def _trick_scored(state: State, event: TrickScored) -> State:
             reserve=reserve,
             discard=discard,
             known=known,
+            table=(),  # the cards have gone to hands, the pool and the discard
+            choices=(),
             pool=killed,
             picks=event.pick_order,
             phase=PICK,
