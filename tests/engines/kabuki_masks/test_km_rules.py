@@ -7,7 +7,7 @@ import random
 import pytest
 from km_helpers import IN_ORDER, Table, types
 
-from engines.core import Chance, OptionsError, RuleError
+from engines.core import Chance, Ctx, OptionsError, RuleError
 from engines.kabuki_masks import GAME
 from engines.kabuki_masks.actions import Place, Stop
 from engines.kabuki_masks.events import GameEnded, Placed, Revealed, RoundEnded, RoundStarted, Started, Stopped
@@ -249,13 +249,13 @@ def test_km5_stop_on_the_last_card_is_taken_until_the_round_end_is_logged_and_en
     table = Table(2, stop_window_ms=0)
     for placement in range(50):
         table.place(table.state.placer, placement % 4, now_ms=placement)
-    last_placer = table.state.last_seat
-    caller = 1 - last_placer
-    events = table.stop(caller, now_ms=10**6)  # long after the window: no timer event logged yet
-    assert types(events)[:2] == ["km.stopped", "km.round_ended"]
-    assert events[1].ended_by in (last_placer, caller)
-    if events[1].reason == "deck_empty":
-        assert events[1].ended_by == last_placer
+    # card 49 (mask 9) went on pile 1, onto card 45 (mask 9), placed by seat 1
+    assert table.state.last_seat == 1 and table.state.piles[1][-2:] == (45, 49)
+    events = table.stop(0, now_ms=10**6)  # long after the window, but no round end logged yet
+    assert types(events) == ["km.stopped", "km.round_ended"]
+    assert events[0].moved == 1
+    assert events[1] == RoundEnded(round=1, ended_by=1, reason="deck_empty", tokens=(6, 4), at_ms=10**6)
+    assert GAME.on_timer(table.state, Ctx(10**6)) == [RoundStarted(round=2, first_seat=1, tokens=5), Revealed(1, 0)]
 
 
 # --- KM-6 ----------------------------------------------------------------------
@@ -341,3 +341,12 @@ def test_random_playouts_conserve_cards_and_end_after_three_rounds():
         assert state.over and state.round == 3
         assert sum(isinstance(e, RoundEnded) for e in playout.log) == 3
         assert sorted(all_cards(state)) == IN_ORDER
+
+
+def test_actions_decode_from_json_shapes():
+    assert GAME.decode_action({"type": "place", "pile": 3}) == Place(3)
+    assert GAME.decode_action({"type": "stop", "placement": 17}) == Stop(17)
+    assert GAME.decode_action({"type": "stop"}) == Stop(None)
+    with pytest.raises(RuleError) as err:
+        GAME.decode_action({"type": "peek", "pile": 0})
+    assert err.value.code == "bad_action"
