@@ -135,16 +135,16 @@ def legal_actions(state: State, seat: int) -> list:
         return []
     phase = state.phase
     if phase == PLAYING:
-        return [PLAY[card] for card in state.hands[seat]]
+        return list(map(PLAY.__getitem__, state.hands[seat]))
     if phase == CHOOSE:
         free = state.free
-        first = _first_choice_keep(state)
-        if first is None:
-            return [KEEP[card] for card in free] + [KILL[card] for card in free]
-        table = KILL if first else KEEP
-        return [table[card] for card in free]
+        j, n = len(state.choices), state.players
+        if j < n:  # first pass: keep or kill any free card (CH-4)
+            return list(map(KEEP.__getitem__, free)) + list(map(KILL.__getitem__, free))
+        # second pass: the opposite of this seat's first choice (CH-4)
+        return list(map((KILL if state.choices[j - n][1] else KEEP).__getitem__, free))
     if phase == PICKING:
-        return [PICK[card] for card in state.pool]
+        return list(map(PICK.__getitem__, state.pool))
     return []
 
 
