@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from msgspec.structs import replace
-
 import msgspec
+from msgspec.structs import replace
 
 from engines.kabuki_masks.events import (
     GameEnded,
@@ -22,10 +21,6 @@ KINDS = 10
 COPIES = 5
 CARDS = tuple(range(KINDS * COPIES))  # card id -> mask kind id // COPIES
 EMPTY_PILES: tuple[tuple[int, ...], ...] = ((),) * PILES
-
-
-def kind(card: int) -> int:
-    return card // COPIES
 
 
 def tokens_per_round(players: int) -> int:
