@@ -6,9 +6,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engines.cahoots.actions import Keep, Kill, Pick, Play
-from engines.cahoots.cards import IDENTITIES, POINTS_PER_TRICK, POPCOUNT, IDENTITY_MASKS, VALUE_OF
+from engines.cahoots.actions import Keep, Pick, Play
+from engines.cahoots.cards import IDENTITIES, VALUE_OF
 from engines.cahoots.options import Options
+from engines.cahoots.rules import best_suits, trick_points
 
 
 class RandomBot:
@@ -24,17 +25,9 @@ class RandomBot:
         return legal[rng.randrange(len(legal))] if legal else None
 
 
-def _points(totals: list[int], identities: tuple[int, ...]) -> list[int]:
+def _points(totals: list[int], identities: tuple[int, ...]) -> tuple[int, ...]:
     """CH-5 points per seat if the trick ended with these suit totals."""
-    best = max(totals)
-    mask = 0
-    for suit in range(6):
-        if totals[suit] == best:
-            mask |= 1 << suit
-    counts = [POPCOUNT[mask & IDENTITY_MASKS[identity]] for identity in identities]
-    top = max(counts)
-    share = POINTS_PER_TRICK // counts.count(top)
-    return [share if count == top else 0 for count in counts]
+    return trick_points(best_suits(totals), identities)
 
 
 class HeuristicBot:

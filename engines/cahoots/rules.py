@@ -11,9 +11,10 @@ from engines.cahoots.cards import (
     POPCOUNT,
     THREE_PLAYER_DECK,
     THREE_PLAYER_RESERVE,
+    VALUE_OF,
     card_name,
 )
-from engines.cahoots.events import Dealt, GameEnded, Picked, Played, Chose, Started, TrickScored
+from engines.cahoots.events import Chose, Dealt, GameEnded, Picked, Played, Started, TrickScored
 from engines.cahoots.options import Options
 from engines.cahoots.state import CHOOSE, ENDED, OVER, PICK as PICKING, PLAY as PLAYING, SCORING, State, evolve
 from engines.core import Chance, Ctx, Result, RuleError, places_from
@@ -42,13 +43,16 @@ def start(players: int, options: Options, chance: Chance) -> list:
 def suit_totals(cards) -> list[int]:
     totals = [0] * 6
     for card in cards:
-        totals[card >> 3] += (4, 5, 5, 6, 6, 7, 7, 8)[card & 7]
+        totals[card >> 3] += VALUE_OF[card]
     return totals
 
 
 def winning_suits(cards) -> tuple[int, ...]:
     """The suits with the highest total value on the table."""
-    totals = suit_totals(cards)
+    return best_suits(suit_totals(cards))
+
+
+def best_suits(totals: list[int]) -> tuple[int, ...]:
     best = max(totals)
     return tuple(suit for suit in range(6) if totals[suit] == best)
 

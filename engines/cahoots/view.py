@@ -7,7 +7,7 @@ from __future__ import annotations
 import msgspec
 
 from engines.cahoots.cards import IDENTITIES
-from engines.cahoots.events import Chose, Dealt, GameEnded, Picked, Played, Started, TrickScored
+from engines.cahoots.events import Chose, Dealt, Picked, Played, Started, TrickScored
 from engines.cahoots.options import Options
 from engines.cahoots.state import OVER, State, TrickRecord
 

@@ -10,7 +10,7 @@ import pytest
 from engines.cahoots import GAME
 from engines.cahoots.actions import Keep, Kill, Pick, Play
 from engines.cahoots.cards import CUPS, DECK, THREE_PLAYER_DECK, THREE_PLAYER_RESERVE, VALUE_OF, SUIT_OF
-from engines.cahoots.events import Chose, Dealt, GameEnded, Played, Started, TrickScored
+from engines.cahoots.events import Chose, Dealt, GameEnded, Started, TrickScored
 from engines.core import Chance, Ctx, RuleError
 from engines.playout import play_game
 
