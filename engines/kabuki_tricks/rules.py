@@ -20,7 +20,7 @@ from .cards import (
 )
 from .events import Dealt, Directed, GameEnded, JokerPlayed, Played, RoundEnded, ScoreLine, Started, TrickWon
 from .options import Options
-from .state import DEAL, DIRECT, OVER, PLAY, State
+from .state import DEAL, DIRECT, OVER, PLAY, State, evolve
 
 DUMMY = 2  # KT-13: the non-human third hand of the 2-player variant
 
@@ -228,8 +228,6 @@ def _finish_trick(state: State, event, cards, seats, high, order) -> list:
 
 def _end_round(state: State, events: list, last_event, high: bool, order: tuple[int, ...]) -> list:
     """Fold the trick's events on a scratch state and score it (Phase 4)."""
-    from .state import evolve
-
     s = state
     for e in events:
         s = evolve(s, e)

@@ -43,16 +43,9 @@ class State(msgspec.Struct, frozen=True, gc=False):
     predictions: tuple[int, ...]  # per seat: the placed value, 0 = none
     scores: tuple[int, ...]
     history: tuple[tuple[int, ...], ...]  # points per round
+    trick_size: int  # cards per trick: the players, plus the dummy with 2 (KT-13)
     last_round: RoundEnded | None = None
     ended: GameEnded | None = None
-
-    @property
-    def trick_size(self) -> int:
-        return self.players if self.players > 2 else 3
-
-    @property
-    def dummy(self) -> int | None:
-        return 2 if self.players == 2 else None
 
 
 def _started(_state: State | None, e: Started) -> State:
@@ -84,6 +77,7 @@ def _started(_state: State | None, e: Started) -> State:
         predictions=(0,) * n,
         scores=(0,) * n,
         history=(),
+        trick_size=n if n > 2 else 3,
     )
 
 
@@ -125,9 +119,11 @@ def _directed(s: State, e: Directed) -> State:
 
 
 def _next_turn(s: State, seat: int) -> int:
-    if s.players == 2:
+    # Clockwise; with 2 players: dummy, then the "second" seat, then the other (KT-13).
+    n = s.players
+    if n == 2:
         return s.second if seat == 2 else 1 - seat
-    return (seat + 1) % s.players
+    return seat + 1 if seat + 1 < n else 0
 
 
 def _played(s: State, e: Played) -> State:
@@ -135,12 +131,17 @@ def _played(s: State, e: Played) -> State:
     hands = s.hands
     hand = hands[seat]
     i = hand.index(card)
+    n = s.players
+    if n == 2:
+        turn = s.second if seat == 2 else 1 - seat
+    else:
+        turn = seat + 1 if seat + 1 < n else 0
     return replace(
         s,
         hands=hands[:seat] + (hand[:i] + hand[i + 1 :],) + hands[seat + 1 :],
         trick=s.trick + (card,),
         trick_seats=s.trick_seats + (seat,),
-        turn=_next_turn(s, seat),
+        turn=turn,
     )
 
 
