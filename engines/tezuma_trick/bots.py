@@ -40,7 +40,8 @@ class RandomBot:
         return None
 
     def act(self, view: Any, legal: Sequence[Any], rng: random.Random) -> Any:
-        return legal[rng.randrange(len(legal))] if legal else None
+        # random() * len is the cheapest uniform pick (randrange costs 3x).
+        return legal[int(rng.random() * len(legal))] if legal else None
 
 
 # Abilities in the order the heuristic drafts them: the ones that let it

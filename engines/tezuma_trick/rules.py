@@ -6,6 +6,8 @@ action is always accepted and an unlisted one always refused.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from engines.core import Chance, Ctx, OptionsError, Result, RuleError, places_from
 from engines.tezuma_trick.actions import Egg, PickAbility, PickBid, PickPain, Play, Sand
 from engines.tezuma_trick.cards import (
@@ -22,6 +24,7 @@ from engines.tezuma_trick.cards import (
     NOT_FOR_LEADER,
     NUMBER_OF,
     PAPER_EGG,
+    RANKS,
     SUIT_OF,
     SUITS,
     TRICKS_PER_HAND,
@@ -133,13 +136,17 @@ def _pick_bid(bid: int) -> PickBid:
     return action
 
 
+def _suit_cards(hand: tuple[int, ...], suit: int) -> tuple[int, ...]:
+    """A suit's cards in a sorted hand: one slice, as card ids run by suit."""
+    return hand[bisect_left(hand, suit * RANKS) : bisect_left(hand, suit * RANKS + RANKS)]
+
+
 def _follow_cards(hand: tuple[int, ...], led: int) -> tuple[int, ...]:
     """The cards a seat may play under must-follow (TT-6); the whole hand
     when it leads (led < 0) or holds no card of the led suit."""
     if led < 0:
         return hand
-    follow = tuple(card for card in hand if SUIT_OF[card] == led)
-    return follow or hand
+    return _suit_cards(hand, led) or hand
 
 
 def _usable_ability(state: State, seat: int) -> int:
@@ -221,10 +228,17 @@ def decide(state: State, seat: int, action, ctx: Ctx) -> list:
     handler = _DECIDERS.get(type(action))
     if handler is None:
         raise RuleError("bad_action", "not a Tezuma Trick action")
-    if state.phase == OVER:
+    phase = state.phase
+    if phase == PLAY:
+        if state.queue[0] != seat:
+            raise RuleError("not_your_turn", "it is not your turn")
+    elif phase == DRAFT:
+        if state.draft_order[state.pick_no] != seat:
+            raise RuleError("not_your_turn", "it is not your turn")
+    elif phase == OVER:
         raise RuleError("game_over", "the game is over")
-    if seat not in to_act(state):
-        raise RuleError("not_your_turn", "it is not your turn")
+    else:
+        raise RuleError("not_your_turn", "the next hand is being dealt")
     return handler(state, seat, action)
 
 
@@ -281,10 +295,8 @@ def _check_ability(state: State, seat: int, name: str) -> int:
 
 
 def _check_follow(hand: tuple[int, ...], led: int, card: int) -> None:
-    if led >= 0 and SUIT_OF[card] != led:
-        for held in hand:
-            if SUIT_OF[held] == led:
-                raise RuleError("must_follow_suit", f"you must follow {SUITS[led]} (TT-6)")
+    if led >= 0 and SUIT_OF[card] != led and _suit_cards(hand, led):
+        raise RuleError("must_follow_suit", f"you must follow {SUITS[led]} (TT-6)")
 
 
 def _decide_play(state: State, seat: int, action: Play) -> list:

@@ -66,8 +66,12 @@ class State(msgspec.Struct, frozen=True):
     winners: tuple[int, ...] = ()
 
 
+_SEATS_FROM = {n: tuple(tuple((first + i) % n for i in range(n)) for first in range(n)) for n in (3, 4)}
+
+
 def seats_from(first: int, players: int) -> tuple[int, ...]:
-    return tuple((first + i) % players for i in range(players))
+    """The seats in clockwise order starting with `first`."""
+    return _SEATS_FROM[players][first % players]
 
 
 def _set(values: tuple, seat: int, value) -> tuple:
@@ -172,8 +176,9 @@ def _egg_declared(state: State, event: EggDeclared) -> State:
 def _played(state: State, event: Played) -> State:
     seat, cards = event.seat, event.cards
     hand = state.hands[seat]
-    if cards:
-        hand = tuple(c for c in hand if c not in cards)
+    for card in cards:
+        at = hand.index(card)
+        hand = hand[:at] + hand[at + 1 :]
     ability = NO_ABILITY
     uses = state.uses
     if event.ability is not None:
