@@ -60,7 +60,8 @@ ABILITY_PREFERENCE = (
     "chicks",
     "pail_dance",
 )
-WIN, LOSE, EASY = 1.0, -1.0, -0.3  # how much the bot wants this trick
+WIN, LOSE, EASY = 1.0, -1.0, -0.3
+PAIN_PER_TRICK = 0.7  # how much the bot wants this trick
 _ABILITY_COST = {"paper_egg": 0.06, "sword_walking": 0.06, "five_color_sand": 0.35}
 
 
@@ -126,7 +127,9 @@ class HeuristicBot:
         # Steering widens what the hand can reach, losing more easily than winning.
         gap = lo - estimate - 0.8 if estimate < lo else estimate - hi - 1.6 if estimate > hi else 0.0
         chance = 1.0 / (1.0 + max(gap, 0.0) ** 2)
-        return card.points * chance * (0.85 + 0.05 * min(len(card.tricks), 3))
+        # Every trick taken brings pain-suit cards along (TT-2): about PAIN_PER_TRICK.
+        target = min(max(estimate - 0.8, lo), hi)
+        return chance * max(0.1, card.points - PAIN_PER_TRICK * target) * (0.85 + 0.05 * min(len(card.tricks), 3))
 
     @staticmethod
     def _pain_risk(hand, suit: int) -> float:
@@ -153,11 +156,20 @@ class HeuristicBot:
         plays = tuple((p.seat, p.cards, ABILITY_IDS.get(p.ability, -1) if p.ability else -1) for p in view.trick)
         after_me = view.players - len(plays) - 1
         unseen = self._unseen(view, me)
-        best, best_score = legal[0], float("-inf")
+        best, best_score, egg = None, float("-inf"), None
         for action in legal:
+            if type(action) is Egg:
+                egg = action
+                continue
             score = self._score(view, me, goal, plays, after_me, unseen, action)
             if score > best_score:
                 best, best_score = action, score
+        if egg is not None and after_me > 0:
+            # Playing last means knowing every card: it usually closes most of
+            # the gap between the best plain play and the ideal outcome.
+            ideal = 1.0 if goal == WIN else 0.0
+            if best is None or 0.6 * (ideal - best_score) > _ABILITY_COST["paper_egg"] + 0.05:
+                return egg
         return best
 
     def _unseen(self, view, me) -> list[int]:
@@ -167,8 +179,6 @@ class HeuristicBot:
 
     def _score(self, view, me, goal, plays, after_me, unseen, action) -> float:
         kind = type(action)
-        if kind is Egg:  # play last, knowing every card: usually gets its way
-            return 0.75 * abs(goal) - 0.05 - _ABILITY_COST["paper_egg"]
         if kind is Sand:
             return goal * 1.0 - _ABILITY_COST["five_color_sand"] - 0.3 * (goal < WIN)
         ability = ABILITY_IDS[action.ability] if action.ability else -1
