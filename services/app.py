@@ -1,0 +1,100 @@
+"""The composition root: settings in, a Litestar app out. The lifespan owns
+the PostgreSQL pool, the Redis client and the background tasks."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import asynccontextmanager
+
+import redis.asyncio as aioredis
+from litestar import Litestar, Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi import OpenAPIConfig
+
+from services.config import Settings
+from services.db import create_pool
+from services.errors import ServiceError
+from services.eventstore import EventStore
+from services.fanout import Hub, Publisher
+from services.games import GameService
+from services.housebots import HouseBots
+from services.http import ROUTES
+from services.players import Players
+from services.tables import TableCache
+
+log = logging.getLogger("hanamichi")
+
+_HTTP_CODES = {
+    400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+    413: "body_too_large", 415: "unsupported_media_type", 429: "rate_limited",
+}
+
+
+def _service_error(request: Request, exc: ServiceError) -> Response:
+    return Response({"code": exc.code, "message": exc.message, **exc.extra}, status_code=exc.status)
+
+
+def _validation_error(request: Request, exc: ValidationException) -> Response:
+    # Litestar's detail names the field and the problem, never state.
+    details = "; ".join(
+        f"{e.get('key') or 'body'}: {e.get('message')}" for e in (exc.extra or []) if isinstance(e, dict)
+    )
+    message = f"{exc.detail}" + (f" ({details})" if details else "")
+    return Response({"code": "bad_request", "message": message}, status_code=400)
+
+
+def _http_error(request: Request, exc: HTTPException) -> Response:
+    code = _HTTP_CODES.get(exc.status_code, "error")
+    return Response({"code": code, "message": str(exc.detail)}, status_code=exc.status_code)
+
+
+def _internal_error(request: Request, exc: Exception) -> Response:
+    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    return Response({"code": "internal_error", "message": "something went wrong on our side"}, status_code=500)
+
+
+def create_app(settings: Settings) -> Litestar:
+    @asynccontextmanager
+    async def lifespan(app: Litestar):
+        state = app.state
+        pool = await create_pool(settings.database_url, settings.pool_size)
+        redis = aioredis.from_url(settings.redis_url)
+        store = EventStore(pool)
+        publisher = Publisher(redis)
+        hub = Hub(redis, store, settings.resync_interval_s)
+        tables = TableCache(pool, store)
+        games = GameService(pool, store, publisher, tables)
+        bots = HouseBots(games, settings.bot_delay_ms)
+        state.update(
+            settings=settings, pool=pool, redis=redis, store=store, publisher=publisher, hub=hub,
+            tables=tables, games=games, players=Players(pool), bots=bots,
+        )
+        hub.start()
+        await bots.resume_all()
+        try:
+            yield
+        finally:
+            await bots.close()
+            await hub.close()
+            await publisher.close()
+            await redis.aclose()
+            await pool.close()
+
+    return Litestar(
+        route_handlers=ROUTES,
+        lifespan=[lifespan],
+        request_max_body_size=settings.max_body_bytes,
+        exception_handlers={
+            ServiceError: _service_error,
+            ValidationException: _validation_error,
+            HTTPException: _http_error,
+            Exception: _internal_error,
+        },
+        openapi_config=OpenAPIConfig(title="Hanamichi", version="1", path="/schema"),
+        logging_config=None,
+    )
+
+
+def app_from_env() -> Litestar:
+    """For `uvicorn --factory services.app:app_from_env`."""
+    return create_app(Settings.from_env())

@@ -1,0 +1,117 @@
+"""The `hanamichi` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from engines.registry import get_game
+    from services.simulate import render, simulate
+
+    game = get_game(args.game)
+    bots = args.bots.split(",") if args.bots else ["random"] * args.players
+    report = simulate(
+        game, args.players, args.games, args.seed, bots, json.loads(args.options),
+        progress=not args.json and args.games >= 200 and sys.stderr.isatty(),
+    )
+    print(json.dumps(report) if args.json else render(report))
+    return 0
+
+
+def _golden(args: argparse.Namespace) -> int:
+    from engines.golden import encode, golden_path, playthrough
+    from engines.registry import all_games
+
+    for game in all_games():
+        if args.game and game.name != args.game:
+            continue
+        path = golden_path(game)
+        data = encode(playthrough(game))
+        if args.write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            print(f"wrote {path} ({len(data)} bytes)")
+        else:
+            same = path.exists() and path.read_bytes() == data
+            print(f"{game.name}: {'unchanged' if same else 'DIFFERS (run with --write to regenerate)'}")
+    return 0
+
+
+def resolve_servers(data_dir: Path):
+    """DATABASE_URL/REDIS_URL when set; otherwise embedded servers (returned to stop)."""
+    from services.embedded import start_embedded
+
+    database_url, redis_url = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
+    embedded = None
+    if not database_url or not redis_url:
+        embedded = start_embedded(data_dir, need_postgres=not database_url, need_redis=not redis_url)
+        database_url = database_url or embedded.database_url
+        redis_url = redis_url or embedded.redis_url
+    return database_url, redis_url, embedded
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from services.app import create_app
+    from services.config import Settings
+
+    settings = Settings.from_env()
+    database_url, redis_url, embedded = resolve_servers(settings.data_dir)
+    from dataclasses import replace
+
+    settings = replace(settings, database_url=database_url, redis_url=redis_url)
+    where = "embedded servers, data in " + str(settings.data_dir.resolve()) if embedded else "DATABASE_URL and REDIS_URL"
+    print(f"hanamichi: PostgreSQL and Redis from {where}", flush=True)
+    print(f"hanamichi: listening on http://{args.host}:{args.port} (OpenAPI at /schema)", flush=True)
+    try:
+        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level, access_log=False)
+    finally:
+        if embedded is not None:
+            embedded.stop()
+            print("hanamichi: embedded servers stopped", flush=True)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    parser = argparse.ArgumentParser(prog="hanamichi", description="Hanamichi: online tournaments for card games")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sim = sub.add_parser("simulate", help="play whole bot games in one process and print figures")
+    sim.add_argument("--game", required=True)
+    sim.add_argument("--players", type=int, default=4)
+    sim.add_argument("--games", type=int, default=1000)
+    sim.add_argument("--seed", type=int, default=1)
+    sim.add_argument("--bots", default="", help="comma-separated bot per seat (default: all random)")
+    sim.add_argument("--options", default="{}", help="table options as JSON")
+    sim.add_argument("--json", action="store_true", help="print one JSON object")
+    sim.set_defaults(run=_simulate)
+
+    gold = sub.add_parser("golden", help="check or regenerate the golden playthrough files")
+    gold.add_argument("--write", action="store_true")
+    gold.add_argument("--game", default=None)
+    gold.set_defaults(run=_golden)
+
+    serve = sub.add_parser("serve", help="run the API (embedded PostgreSQL/Redis unless DATABASE_URL/REDIS_URL)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--log-level", default="warning")
+    serve.set_defaults(run=_serve)
+
+    from services.bench import add_bench_parser
+
+    add_bench_parser(sub)
+
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,35 @@
+"""Settings from the environment, read once at the composition root."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str | None = None
+    redis_url: str | None = None
+    data_dir: Path = Path(".hanamichi")
+    # Largest request body the API reads (bigger ones are refused with 413).
+    max_body_bytes: int = 64 * 1024
+    # How often each process re-checks PostgreSQL for events its SSE clients
+    # have not seen (a publish that never happened, Redis flushed or trimmed).
+    resync_interval_s: float = 1.0
+    sse_keepalive_s: float = 10.0
+    # Delay before a house bot moves, so people can follow the table.
+    bot_delay_ms: int = 0
+    pool_size: int = 10
+    extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls) -> "Settings":
+        env = os.environ
+        return cls(
+            database_url=env.get("DATABASE_URL") or None,
+            redis_url=env.get("REDIS_URL") or None,
+            data_dir=Path(env.get("HANAMICHI_DATA", ".hanamichi")),
+            bot_delay_ms=int(env.get("HANAMICHI_BOT_DELAY_MS", "0")),
+            pool_size=int(env.get("HANAMICHI_PG_POOL", "10")),
+        )

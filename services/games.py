@@ -1,0 +1,288 @@
+"""The game service: every use case is one function here (load the stream,
+fold, decide, append with the expected version, publish). HTTP handlers and
+workers only translate into these calls."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+import uuid
+from typing import Any
+
+import msgspec
+
+from engines.core import Ctx, OptionsError, RuleError
+from engines.registry import get_game
+from services.errors import BadRequest, Conflict, Forbidden, NotFound, Unavailable, Unprocessable
+from services.eventstore import EventStore, VersionConflict
+from services.fanout import Notice, Publisher
+from services.players import Player
+from services.tables import SeatHolder, Table, TableCache, event_tag
+
+log = logging.getLogger("hanamichi.games")
+
+# Rule codes that mean "not now" rather than "never": HTTP 409, like a stale version.
+_TURN_CODES = {"not_your_turn", "too_early"}
+
+
+class Outcome(msgspec.Struct, frozen=True):
+    """What a command did; stored with its command id so a retry gets it back."""
+
+    version: int
+    first: int  # first version the command wrote
+    seat: int | None
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class GameService:
+    def __init__(self, pool, store: EventStore, publisher: Publisher, tables: TableCache, bot_delay_ms: int = 0) -> None:
+        self.pool = pool
+        self.store = store
+        self.publisher = publisher
+        self.tables = tables
+        self.bot_delay_ms = bot_delay_ms
+        self.on_commit: list = []  # callbacks(table, events), e.g. the bot driver
+        self.commits = 0
+
+    # --- lobby ---------------------------------------------------------------
+
+    async def create_game(self, player: Player, name: str, players: int, options: dict, ranked: bool) -> Table:
+        try:
+            game = get_game(name)
+            game.check_players(players)
+            game.make_options(options)
+        except OptionsError as err:
+            raise Unprocessable(err.code, err.message) from None
+        game_id = str(uuid.uuid4())
+        seed = secrets.randbits(62)
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                "INSERT INTO games (game_id, game, players, options, ranked, seed, created_by)"
+                " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7::text::uuid)",
+                game_id, game.name, players, msgspec.json.encode(options).decode(), ranked, seed, player.player_id,
+            )
+            await self.store.create_stream(game_id, "game", conn)
+        return await self.tables.get(game_id)
+
+    async def take_seat(self, player: Player, game_id: str, seat: int | None) -> Table:
+        table = await self.tables.get(game_id)
+        if table.seat_of(player.player_id) is not None:
+            raise Conflict("already_seated", "you already hold a seat at this table")
+        return await self._seat(table, seat, SeatHolder(-1, player.player_id, None, player.name, player.kind))
+
+    async def seat_bot(self, player: Player, game_id: str, seat: int | None, bot: str) -> Table:
+        table = await self.tables.get(game_id)
+        if table.created_by != player.player_id:
+            raise Forbidden("not_table_host", "only the player who created the table seats house bots")
+        if bot not in table.game.bots:
+            raise Unprocessable("unknown_bot", f"no house bot {bot!r} for {table.game.title}; known: {', '.join(table.game.bots)}")
+        return await self._seat(table, seat, SeatHolder(-1, None, bot, f"{bot} bot", "bot"))
+
+    async def _seat(self, table: Table, seat: int | None, holder: SeatHolder) -> Table:
+        async with table.lock:
+            if table.status != "open":
+                raise Conflict("table_full", "every seat at this table is taken")
+            if seat is None:
+                seat = next((i for i, s in enumerate(table.seats) if s is None), None)
+            elif not 0 <= seat < table.players:
+                raise BadRequest("bad_seat", f"seats are numbered 0 to {table.players - 1}")
+            if seat is None or table.seats[seat] is not None:
+                raise Conflict("seat_taken", "that seat is taken")
+            try:
+                await self.pool.execute(
+                    "INSERT INTO seats (game_id, seat, player_id, bot) VALUES ($1::text::uuid, $2, $3::text::uuid, $4)",
+                    table.game_id, seat, holder.player_id, holder.bot,
+                )
+            except Exception as exc:  # another process took it first
+                if "unique" in str(exc).lower() or "duplicate" in str(exc).lower():
+                    self.tables.forget(table.game_id)
+                    raise Conflict("seat_taken", "that seat is taken") from None
+                raise
+            holder.seat = seat
+            table.seats[seat] = holder
+            if table.full:
+                await self._start(table)
+        return table
+
+    async def _start(self, table: Table) -> None:
+        """Deal: the engine's start events become versions 1..k (lock held)."""
+        events = table.game.new_game(table.players, table.options, table.chance())
+        try:
+            await self._commit(table, events, None)
+        except VersionConflict:
+            await self.refresh(table)  # another process started it
+        await self.pool.execute("UPDATE games SET status = 'playing' WHERE game_id = $1::text::uuid", table.game_id)
+        table.status = "playing"
+
+    # --- play ------------------------------------------------------------------
+
+    async def act(
+        self,
+        game_id: str,
+        seat_or_player: Player | int,
+        raw_action: Any,
+        command_id: str,
+        expected_version: int | None = None,
+        received_ms: int | None = None,
+    ) -> tuple[Table, Outcome, list]:
+        """Decide and append one command. `seat_or_player` is a Player (API)
+        or a seat number (house bots, workers). Returns the outcome and the
+        events it wrote (full; the caller redacts)."""
+        if not command_id or len(command_id) > 100:
+            raise BadRequest("bad_command_id", "command_id is 1 to 100 characters")
+        received_ms = now_ms() if received_ms is None else received_ms
+        table = await self.tables.get(game_id)
+        if isinstance(seat_or_player, int):
+            seat = seat_or_player
+        else:
+            seat = table.seat_of(seat_or_player.player_id)
+            if seat is None:
+                raise Forbidden("not_seated", "you hold no seat at this table")
+        game = table.game
+        action = None
+        for _attempt in range(3):
+            async with table.lock:
+                stored = table.commands.get(command_id)
+                if stored is not None:
+                    outcome = msgspec.json.decode(stored, type=Outcome)
+                    if outcome.seat != seat:
+                        raise Conflict("command_id_taken", "this command_id was used by another seat")
+                    return table, outcome, []
+                if expected_version is not None and expected_version != table.version:
+                    await self.refresh(table)  # our copy may be behind another process
+                    if expected_version != table.version:
+                        raise Conflict(
+                            "version_conflict",
+                            f"the game is at version {table.version}, not {expected_version}",
+                            version=table.version,
+                        )
+                if table.status == "open":
+                    raise Conflict("game_not_started", "the game starts when every seat is taken")
+                if table.over:
+                    raise Conflict("game_finished", "this game is over")
+                if action is None and isinstance(raw_action, msgspec.Struct):
+                    action = raw_action  # house bots hand over engine actions
+                elif action is None:
+                    try:
+                        action = game.decode_action(raw_action)
+                    except RuleError as err:
+                        raise BadRequest(err.code, err.message) from None
+                try:
+                    events = game.decide(table.state, seat, action, Ctx(received_ms))
+                except RuleError as err:
+                    if err.code in _TURN_CODES:
+                        raise Conflict(err.code, err.message, version=table.version) from None
+                    raise Unprocessable(err.code, err.message, version=table.version) from None
+                outcome = Outcome(table.version + len(events), table.version + 1, seat)
+                try:
+                    await self._commit(table, events, (command_id, msgspec.json.encode(outcome)))
+                except VersionConflict:
+                    await self.refresh(table)  # another process wrote first: decide again
+                    continue
+            return table, outcome, events
+        raise Conflict("version_conflict", "the game moved on; try again", version=table.version)
+
+    async def refresh(self, table: Table) -> None:
+        """Catch up with events another process appended (a cheap query),
+        and with the command ids it recorded."""
+        stored = await self.store.read(table.game_id, after=table.version)
+        if stored:
+            table.apply_stored(stored)
+            table.commands = await self.store.commands_of(table.game_id)
+
+    async def _commit(self, table: Table, events: list, command: tuple[str, bytes] | None) -> None:
+        encoded = [(event_tag(e), msgspec.json.encode(e)) for e in events]
+        first = table.version + 1
+        try:
+            await self.store.append(table.game_id, first - 1, encoded, command)
+        except VersionConflict:
+            raise
+        except Exception as exc:
+            log.error("append failed for %s: %s", table.game_id, exc)
+            raise Unavailable("storage_unavailable", "the event log is unavailable; nothing was written") from None
+        if command is not None:
+            table.commands[command[0]] = command[1]
+        table.apply(first, events)
+        self.commits += 1
+        self.publisher.publish(Notice(table.game_id, first, first + len(events) - 1))
+        if table.over and table.status != "finished":
+            table.status = "finished"
+            asyncio.ensure_future(self._mark_finished(table.game_id))
+        for callback in self.on_commit:
+            callback(table, events)
+
+    async def _mark_finished(self, game_id: str) -> None:
+        try:
+            await self.pool.execute(
+                "UPDATE games SET status = 'finished', finished_at = now() WHERE game_id = $1::text::uuid", game_id
+            )
+        except Exception as exc:  # the log says it is over; the lobby row is fixed on next load
+            log.warning("could not mark %s finished: %s", game_id, exc)
+
+    async def on_timer(self, game_id: str) -> None:
+        """Apply a due timed transition (KM-5), idempotently."""
+        table = await self.tables.get(game_id)
+        async with table.lock:
+            await self.refresh(table)
+            due = table.game.next_timer(table.state) if table.state is not None and not table.over else None
+            if due is None or due > now_ms():
+                return
+            events = table.game.on_timer(table.state, Ctx(now_ms()))
+            if events:
+                try:
+                    await self._commit(table, events, (f"timer:{table.version}", msgspec.json.encode(Outcome(table.version + len(events), table.version + 1, None))))
+                except VersionConflict:
+                    pass
+
+    # --- reading ---------------------------------------------------------------
+
+    async def load(self, game_id: str) -> Table:
+        table = await self.tables.get(game_id)
+        await self.refresh(table)
+        if table.status == "open" and table.full:
+            table.status = "playing"
+        return table
+
+    def redacted(self, table: Table, viewer: int | None, first: int, events: list) -> list[dict]:
+        """Events from version `first` as `viewer` may see them (None: spectator).
+        After the game every event is public in full (RULES.md, general)."""
+        game, out = table.game, []
+        public = table.over
+        for offset, event in enumerate(events):
+            seen = event if public else game.redact(event, viewer)
+            if seen is not None:
+                out.append({"version": first + offset, "event": seen})
+        return out
+
+    async def events_after(self, table: Table, viewer: int | None, after: int) -> list[dict]:
+        if after < 0:
+            raise BadRequest("bad_version", "after is a version, 0 or more")
+        return self.redacted(table, viewer, after + 1, table.events[after:])
+
+    def replay_view(self, table: Table, player: Player | None, at: int | None, seat: int | None) -> tuple[int, Any]:
+        at = table.version if at is None else at
+        if not 0 <= at <= table.version:
+            raise BadRequest("bad_version", f"at is a version from 0 to {table.version}")
+        if seat is not None:
+            if not 0 <= seat < table.players:
+                raise BadRequest("bad_seat", f"seats are numbered 0 to {table.players - 1}")
+            if not table.over and table.seat_of(player.player_id if player else None) != seat:
+                raise Forbidden("not_your_seat", "a seat's view of a game in progress is for its player only")
+        if at == 0:
+            return at, None
+        state = table.game.fold(table.events[:at])
+        return at, table.game.view(state, seat)
+
+    def export(self, table: Table) -> bytes:
+        if not table.over:
+            raise Conflict("game_in_progress", "the log is exported once the game has ended")
+        lines = [
+            msgspec.json.encode({"version": i, "type": event_tag(e), "event": e})
+            for i, e in enumerate(table.events, start=1)
+        ]
+        return b"\n".join(lines) + b"\n"

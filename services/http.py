@@ -1,0 +1,326 @@
+"""HTTP handlers: each translates a request into one service call.
+
+The routes are the public contract (clients, bots, black-box checks);
+errors are always `{code, message}` (services.errors, mapped in app.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Request, Response, get, post
+from litestar.datastructures import State
+from litestar.params import Parameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+
+from engines.registry import available, get_game
+from services.errors import BadRequest, NotFound, Unavailable
+from services.fanout import Notice
+from services.games import GameService, Outcome
+from services.players import Player, Players
+from services.tables import Table
+
+Auth = Annotated[str | None, Parameter(header="Authorization", required=False)]
+
+
+# --- request and response bodies ----------------------------------------------
+
+class NewPlayer(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+
+
+class PlayerCreated(msgspec.Struct):
+    player_id: str
+    name: str
+    token: str
+
+
+class NewGame(msgspec.Struct, forbid_unknown_fields=True):
+    game: str
+    players: int
+    options: dict[str, Any] = {}
+    ranked: bool = False
+
+
+class TakeSeat(msgspec.Struct, forbid_unknown_fields=True):
+    seat: int | None = None
+
+
+class SeatBot(msgspec.Struct, forbid_unknown_fields=True):
+    bot: str
+    seat: int | None = None
+
+
+class Submit(msgspec.Struct, forbid_unknown_fields=True):
+    action: dict[str, Any]
+    command_id: str
+    expected_version: int | None = None
+
+
+class SeatInfo(msgspec.Struct):
+    seat: int
+    taken: bool
+    name: str | None = None
+    kind: str | None = None  # 'human', 'agent', 'bot'
+    bot: str | None = None
+
+
+class GameInfo(msgspec.Struct):
+    game_id: str
+    game: str
+    status: str  # 'open', 'playing', 'finished'
+    version: int
+    players: int
+    ranked: bool
+    options: dict[str, Any]
+    seats: list[SeatInfo]
+    your_seat: int | None
+    to_act: list[int]
+    legal_actions: list[Any]
+    view: Any
+    result: Any = None
+
+
+class ActionAccepted(msgspec.Struct):
+    version: int
+    events: list[dict]
+
+
+class EventsPage(msgspec.Struct):
+    version: int
+    events: list[dict]
+
+
+class Replay(msgspec.Struct):
+    at: int
+    version: int
+    seat: int | None
+    view: Any
+
+
+# --- helpers -----------------------------------------------------------------
+
+def _players(state: State) -> Players:
+    return state.players
+
+
+def _games(state: State) -> GameService:
+    return state.games
+
+
+async def _viewer(state: State, authorization: str | None) -> Player | None:
+    """Reading is open to spectators; a token, when sent, must be valid."""
+    if authorization is None:
+        return None
+    return await _players(state).authenticate(authorization)
+
+
+def game_info(table: Table, player: Player | None) -> GameInfo:
+    game = table.game
+    seat = table.seat_of(player.player_id) if player else None
+    started = table.state is not None
+    over = table.over
+    viewer = seat
+    return GameInfo(
+        game_id=table.game_id,
+        game=game.name,
+        status="finished" if over else ("playing" if started else "open"),
+        version=table.version,
+        players=table.players,
+        ranked=table.ranked,
+        options=msgspec.to_builtins(table.options),
+        seats=[
+            SeatInfo(i, h is not None, h.name if h else None, h.kind if h else None, h.bot if h else None)
+            for i, h in enumerate(table.seats)
+        ],
+        your_seat=seat,
+        to_act=sorted(game.to_act(table.state)) if started and not over else [],
+        legal_actions=(
+            game.legal_actions(table.state, seat)
+            if started and not over and seat is not None and seat in game.to_act(table.state)
+            else []
+        ),
+        view=game.view(table.state, viewer) if started else None,
+        result=game.result(table.state) if over else None,
+    )
+
+
+# --- routes ------------------------------------------------------------------
+
+@get("/health", sync_to_thread=False)
+def health() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@get("/ready")
+async def ready(state: State) -> Response[dict[str, str]]:
+    checks = {}
+    try:
+        await asyncio.wait_for(state.pool.fetchval("SELECT 1"), 2)
+        checks["postgres"] = "ok"
+    except Exception as exc:
+        checks["postgres"] = f"unreachable: {type(exc).__name__}"
+    try:
+        await asyncio.wait_for(state.redis.ping(), 2)
+        checks["redis"] = "ok"
+    except Exception as exc:
+        checks["redis"] = f"unreachable: {type(exc).__name__}"
+    ok = all(v == "ok" for v in checks.values())
+    return Response({"status": "ready" if ok else "not_ready", **checks}, status_code=200 if ok else 503)
+
+
+@get("/api/v1/games/catalog", sync_to_thread=False)
+def catalog() -> list[dict[str, Any]]:
+    out = []
+    for name in available():
+        game = get_game(name)
+        out.append(
+            {
+                "game": name,
+                "title": game.title,
+                "min_players": game.min_players,
+                "max_players": game.max_players,
+                "options": msgspec.to_builtins(game.options_type()),
+                "bots": list(game.bots),
+            }
+        )
+    return out
+
+
+@post("/api/v1/players", status_code=201)
+async def create_player(state: State, data: NewPlayer) -> PlayerCreated:
+    player, token = await _players(state).register(data.name)
+    return PlayerCreated(player.player_id, player.name, token)
+
+
+@post("/api/v1/games", status_code=201)
+async def create_game(state: State, data: NewGame, authorization: Auth) -> GameInfo:
+    player = await _players(state).authenticate(authorization)
+    table = await _games(state).create_game(player, data.game, data.players, data.options, data.ranked)
+    return game_info(table, player)
+
+
+@get("/api/v1/games/{game_id:str}")
+async def read_game(state: State, game_id: str, authorization: Auth) -> GameInfo:
+    player = await _viewer(state, authorization)
+    table = await _games(state).load(game_id)
+    return game_info(table, player)
+
+
+@post("/api/v1/games/{game_id:str}/seats", status_code=200)
+async def take_seat(state: State, game_id: str, authorization: Auth, data: TakeSeat | None = None) -> GameInfo:
+    player = await _players(state).authenticate(authorization)
+    table = await _games(state).take_seat(player, game_id, data.seat if data else None)
+    return game_info(table, player)
+
+
+@post("/api/v1/games/{game_id:str}/bots", status_code=200)
+async def seat_bot(state: State, game_id: str, data: SeatBot, authorization: Auth) -> GameInfo:
+    player = await _players(state).authenticate(authorization)
+    table = await _games(state).seat_bot(player, game_id, data.seat, data.bot)
+    return game_info(table, player)
+
+
+@post("/api/v1/games/{game_id:str}/actions", status_code=200)
+async def submit_action(state: State, game_id: str, data: Submit, authorization: Auth) -> ActionAccepted:
+    player = await _players(state).authenticate(authorization)
+    games = _games(state)
+    table, outcome, _ = await games.act(game_id, player, data.action, data.command_id, data.expected_version)
+    return ActionAccepted(outcome.version, _written(games, table, outcome))
+
+
+def _written(games: GameService, table: Table, outcome: Outcome) -> list[dict]:
+    # The events this command wrote, as its seat may see them (a retry gets the same).
+    written = table.events[outcome.first - 1 : outcome.version]
+    return games.redacted(table, outcome.seat, outcome.first, written)
+
+
+@get("/api/v1/games/{game_id:str}/events")
+async def read_events(
+    state: State, game_id: str, authorization: Auth, after: Annotated[int, Parameter(ge=0)] = 0
+) -> EventsPage:
+    player = await _viewer(state, authorization)
+    games = _games(state)
+    table = await games.load(game_id)
+    viewer = table.seat_of(player.player_id) if player else None
+    return EventsPage(table.version, await games.events_after(table, viewer, after))
+
+
+@get("/api/v1/games/{game_id:str}/replay")
+async def replay(
+    state: State,
+    game_id: str,
+    authorization: Auth,
+    at: Annotated[int | None, Parameter(ge=0)] = None,
+    seat: Annotated[int | None, Parameter(ge=0)] = None,
+) -> Replay:
+    player = await _viewer(state, authorization)
+    table = await _games(state).load(game_id)
+    at, view = _games(state).replay_view(table, player, at, seat)
+    return Replay(at, table.version, seat, view)
+
+
+@get("/api/v1/games/{game_id:str}/export")
+async def export(state: State, game_id: str) -> Response[bytes]:
+    games = _games(state)
+    table = await games.load(game_id)
+    return Response(games.export(table), media_type="application/x-ndjson")
+
+
+@get("/api/v1/games/{game_id:str}/stream")
+async def stream(request: Request, state: State, game_id: str, authorization: Auth) -> ServerSentEvent:
+    player = await _viewer(state, authorization)
+    games = _games(state)
+    table = await games.load(game_id)
+    viewer = table.seat_of(player.player_id) if player else None
+    resume = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
+    try:
+        last = int(resume)
+    except ValueError:
+        raise BadRequest("bad_last_event_id", "Last-Event-ID is the version of the last event you saw") from None
+    return ServerSentEvent(_sse(state, games, table, viewer, last), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+async def _sse(state: State, games: GameService, table: Table, viewer: int | None, last: int):
+    """Every event the viewer may see after `last`, once, in order; gaps in
+    the Redis fast path are filled from PostgreSQL."""
+    hub = state.hub
+    sub = hub.subscribe(table.game_id)
+    keepalive = state.settings.sse_keepalive_s
+    encode = msgspec.json.encode
+    try:
+        # Subscribe first, then read the backlog: nothing falls in between.
+        pending: Notice | None = Notice(table.game_id, last + 1, last + 1)
+        while True:
+            if pending is None:
+                try:
+                    pending = await asyncio.wait_for(sub.queue.get(), keepalive)
+                except asyncio.TimeoutError:
+                    yield ServerSentEventMessage(comment="keepalive")
+                    continue
+            notice, pending = pending, None
+            if notice.last > table.version:
+                await games.refresh(table)  # written by another process, or a resync nudge
+            events = table.events[last:]
+            first = last + 1
+            public = table.over
+            for offset, event in enumerate(events):
+                version = first + offset
+                if version <= last:
+                    continue
+                seen = event if public else table.game.redact(event, viewer)
+                last = version
+                if seen is not None:
+                    yield ServerSentEventMessage(data=encode({"version": version, "event": seen}).decode(), id=version, event="game")
+            if table.over and last >= table.version:
+                yield ServerSentEventMessage(data=encode({"version": last, "status": "finished"}).decode(), event="end", id=last)
+                return
+    finally:
+        hub.unsubscribe(sub)
+
+
+ROUTES = [
+    health, ready, catalog, create_player, create_game, read_game, take_seat, seat_bot,
+    submit_action, read_events, replay, export, stream,
+]

@@ -1,0 +1,209 @@
+"""A process's live copy of one game: metadata, seats, the folded state and
+the decoded log. PostgreSQL stays the truth; a table that another process
+moved on is refreshed from it before every decision (and the version check
+on append is the backstop)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from engines.core import Bot, Chance, Game
+from engines.registry import get_game
+from services.errors import NotFound
+from services.eventstore import EventStore, StoredEvent
+
+_decoders: dict[str, msgspec.json.Decoder] = {}
+
+
+def event_decoder(game: Game) -> msgspec.json.Decoder:
+    decoder = _decoders.get(game.name)
+    if decoder is None:
+        decoder = _decoders[game.name] = msgspec.json.Decoder(game.event_type)
+    return decoder
+
+
+def event_tag(event: Any) -> str:
+    return type(event).__struct_config__.tag
+
+
+@dataclass
+class SeatHolder:
+    seat: int
+    player_id: str | None
+    bot: str | None
+    name: str
+    kind: str  # 'human', 'agent', 'bot'
+
+
+@dataclass
+class Table:
+    game_id: str
+    game: Game
+    players: int
+    options: Any
+    options_raw: dict
+    ranked: bool
+    seed: int
+    status: str
+    created_by: str | None
+    seats: list[SeatHolder | None]
+    version: int = 0
+    state: Any = None
+    events: list = field(default_factory=list)  # events[i] has version i + 1
+    commands: dict[str, bytes] = field(default_factory=dict)  # command id -> stored outcome
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    bots: dict[int, Bot] = field(default_factory=dict)
+    driver: asyncio.Task | None = None
+    timer: asyncio.TimerHandle | None = None
+
+    def seat_of(self, player_id: str | None) -> int | None:
+        if player_id is None:
+            return None
+        for holder in self.seats:
+            if holder is not None and holder.player_id == player_id:
+                return holder.seat
+        return None
+
+    @property
+    def full(self) -> bool:
+        return all(self.seats)
+
+    @property
+    def over(self) -> bool:
+        return self.state is not None and self.game.is_over(self.state)
+
+    def chance(self) -> Chance:
+        return Chance(self.seed)
+
+    def bot_rng(self, seat: int) -> random.Random:
+        # Deterministic per (game, seat, version): a replayed or retried bot
+        # turn picks the same action, and nothing outside sees the seed.
+        return random.Random(f"{self.seed}:{seat}:{self.version}")
+
+    def bot_for(self, seat: int) -> Bot | None:
+        holder = self.seats[seat]
+        if holder is None or holder.bot is None:
+            return None
+        bot = self.bots.get(seat)
+        if bot is None:
+            bot = self.bots[seat] = self.game.bots[holder.bot](seat, self.options)
+            if getattr(bot, "observes", False):
+                for event in self.events:
+                    seen = self.game.redact(event, seat)
+                    if seen is not None:
+                        bot.observe(seen)
+        return bot
+
+    def apply(self, first: int, events: list) -> None:
+        """Fold in events whose versions start at `first`. Events this copy
+        already holds are skipped: a reader catching up from PostgreSQL and
+        the writer that committed them may both bring the same events."""
+        if first <= self.version:
+            events = events[self.version + 1 - first :]
+            first = self.version + 1
+        if not events:
+            return
+        if first != self.version + 1:
+            raise RuntimeError(f"log gap in {self.game_id}: have {self.version}, got {first}")
+        evolve, state = self.game.evolve, self.state
+        for event in events:
+            state = evolve(state, event)
+        self.state = state
+        self.events.extend(events)
+        self.version += len(events)
+        for seat, bot in self.bots.items():
+            if getattr(bot, "observes", False):
+                for event in events:
+                    seen = self.game.redact(event, seat)
+                    if seen is not None:
+                        bot.observe(seen)
+
+    def apply_stored(self, stored: list[StoredEvent]) -> None:
+        stored = [s for s in stored if s.version > self.version]
+        if stored:
+            decode = event_decoder(self.game).decode
+            self.apply(stored[0].version, [decode(s.data) for s in stored])
+
+
+class TableCache:
+    """Live tables by game id, least recently used evicted past `capacity`."""
+
+    def __init__(self, pool, store: EventStore, capacity: int = 20_000) -> None:
+        self.pool = pool
+        self.store = store
+        self.capacity = capacity
+        self._tables: OrderedDict[str, Table] = OrderedDict()
+        self._loading: dict[str, asyncio.Future] = {}
+
+    def peek(self, game_id: str) -> Table | None:
+        return self._tables.get(game_id)
+
+    def forget(self, game_id: str) -> None:
+        self._tables.pop(game_id, None)
+
+    async def get(self, game_id: str) -> Table:
+        table = self._tables.get(game_id)
+        if table is not None:
+            self._tables.move_to_end(game_id)
+            return table
+        pending = self._loading.get(game_id)
+        if pending is None:
+            pending = self._loading[game_id] = asyncio.ensure_future(self._load(game_id))
+            try:
+                table = await pending
+            finally:
+                del self._loading[game_id]
+            self._tables[game_id] = table
+            while len(self._tables) > self.capacity:
+                old_id, old = next(iter(self._tables.items()))
+                if old.lock.locked() or (old.driver and not old.driver.done()):
+                    self._tables.move_to_end(old_id)
+                    break
+                self._tables.popitem(last=False)
+            return table
+        return await pending
+
+    async def _load(self, game_id: str) -> Table:
+        try:
+            row = await self.pool.fetchrow("SELECT * FROM games WHERE game_id = $1::text::uuid", game_id)
+        except Exception:
+            row = None
+        if row is None:
+            raise NotFound("game_not_found", f"there is no game {game_id}")
+        seat_rows = await self.pool.fetch(
+            "SELECT s.seat, s.player_id, s.bot, p.name, p.kind FROM seats s"
+            " LEFT JOIN players p ON p.player_id = s.player_id WHERE s.game_id = $1",
+            row["game_id"],
+        )
+        game = get_game(row["game"])
+        options_raw = msgspec.json.decode(row["options"]) if isinstance(row["options"], str) else row["options"]
+        seats: list[SeatHolder | None] = [None] * row["players"]
+        for r in seat_rows:
+            seats[r["seat"]] = holder_from_row(r)
+        table = Table(
+            game_id=game_id,
+            game=game,
+            players=row["players"],
+            options=game.make_options(options_raw),
+            options_raw=options_raw,
+            ranked=row["ranked"],
+            seed=row["seed"],
+            status=row["status"],
+            created_by=str(row["created_by"]) if row["created_by"] else None,
+            seats=seats,
+        )
+        table.apply_stored(await self.store.read(game_id))
+        table.commands = await self.store.commands_of(game_id)
+        return table
+
+
+def holder_from_row(r) -> SeatHolder:
+    if r["bot"] is not None:
+        return SeatHolder(r["seat"], None, r["bot"], f"{r['bot']} bot", "bot")
+    return SeatHolder(r["seat"], str(r["player_id"]), None, r["name"], r["kind"])

@@ -1,0 +1,163 @@
+"""Real servers for the service tests.
+
+PostgreSQL and Redis: DATABASE_URL / REDIS_URL when set; else the ones this
+machine runs on 127.0.0.1:5432 / :6379; else embedded servers started from
+the project's own dependencies (a fresh machine). Each test session works in
+a database of its own, dropped at the end, and a Redis database index of its
+own, so parallel runs and CI's copy never see each other's data."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import asyncpg
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _reachable(host: str, port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex((host, port)) == 0
+
+
+@pytest.fixture(scope="session")
+def servers():
+    """(admin database URL, redis base URL), starting embedded ones if needed."""
+    database_url = os.environ.get("DATABASE_URL")
+    redis_url = os.environ.get("REDIS_URL")
+    embedded = None
+    if not database_url and _reachable("127.0.0.1", 5432):
+        database_url = "postgresql://postgres@127.0.0.1:5432/test"
+    if not redis_url and _reachable("127.0.0.1", 6379):
+        redis_url = "redis://127.0.0.1:6379/0"
+    if not database_url or not redis_url:
+        from services.embedded import start_embedded
+
+        embedded = start_embedded(
+            Path(os.environ.get("HANAMICHI_TEST_DATA", "/tmp/hanamichi-test-servers")),
+            need_postgres=not database_url,
+            need_redis=not redis_url,
+        )
+        database_url = database_url or embedded.database_url
+        redis_url = redis_url or embedded.redis_url
+    yield database_url, redis_url
+    if embedded is not None:
+        embedded.stop()
+
+
+def _with_database(url: str, name: str) -> str:
+    # postgresql://user@host:port/db?query  ->  same with db replaced
+    head, _, query = url.partition("?")
+    base = head.rsplit("/", 1)[0]
+    return f"{base}/{name}" + (f"?{query}" if query else "")
+
+
+def _redis_db(url: str, index: int) -> str:
+    return url.rsplit("/", 1)[0] + f"/{index}" if url.count("/") >= 3 else f"{url}/{index}"
+
+
+@pytest.fixture(scope="session")
+def database_url(servers):
+    admin_url, _ = servers
+    name = f"hanamichi_test_{uuid.uuid4().hex[:10]}"
+    import asyncio
+
+    async def run(sql: str) -> None:
+        conn = await asyncpg.connect(admin_url)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(run(f'CREATE DATABASE "{name}"'))
+    yield _with_database(admin_url, name)
+    asyncio.run(run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def redis_url(servers):
+    _, base = servers
+    # A database index per session (1-15, picked by pid) keeps runs apart.
+    url = _redis_db(base, 1 + os.getpid() % 15)
+    import redis
+
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    client.close()
+    return url
+
+
+class ServerProcess:
+    """`uvicorn services.app:app_from_env` in a child process, on a fixed port."""
+
+    def __init__(self, port: int, env: dict[str, str]) -> None:
+        self.port = port
+        self.env = env
+        self.proc: subprocess.Popen | None = None
+        self.base_url = f"http://127.0.0.1:{port}"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "--factory", "services.app:app_from_env",
+             "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"],
+            cwd=ROOT, env=self.env,
+        )
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}")
+            try:
+                if httpx.get(self.base_url + "/health", timeout=0.5).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError("server did not start")
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+_next_port = [18100 + (os.getpid() % 40) * 20]
+
+
+def free_test_port() -> int:
+    while True:
+        _next_port[0] += 1
+        if not _reachable("127.0.0.1", _next_port[0]):
+            return _next_port[0]
+
+
+@pytest.fixture(scope="session")
+def server_env(database_url, redis_url):
+    env = dict(os.environ)
+    env.update(DATABASE_URL=database_url, REDIS_URL=redis_url, PYTHONPATH=str(ROOT))
+    return env
+
+
+@pytest.fixture(scope="session")
+def server(server_env):
+    proc = ServerProcess(free_test_port(), server_env)
+    proc.start()
+    yield proc
+    proc.stop()

@@ -1,0 +1,148 @@
+"""Whole games over real HTTP against a real server process, PostgreSQL and
+Redis: play, spectate, retry, race, replay, export."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+
+import pytest
+
+from engines.registry import get_game
+from tests.service.client import ApiClient, SseReader, play_randomly
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+KT = get_game("kabuki-tricks")
+
+
+async def _table_of_four(base_url: str) -> tuple[str, list[ApiClient]]:
+    clients = [await ApiClient.register(base_url, f"p{i}") for i in range(4)]
+    game_id = await clients[0].create_game("kabuki-tricks", 4)
+    for seat, client in enumerate(clients):
+        await client.sit(game_id, seat)
+    return game_id, clients
+
+
+async def test_four_players_and_three_sse_streams_see_every_event_once_in_order(server):
+    game_id, clients = await _table_of_four(server.base_url)
+    spectators = [SseReader(server.base_url, game_id).start() for _ in range(2)]
+    seat_stream = SseReader(server.base_url, game_id, token=clients[1].token).start()
+    await asyncio.gather(*(play_randomly(c, game_id, random.Random(i)) for i, c in enumerate(clients)))
+    info = await clients[0].game(game_id)
+    assert info["status"] == "finished"
+    for reader in [*spectators, seat_stream]:
+        await asyncio.wait_for(reader.ended.wait(), 30)
+        await reader.stop()
+
+    # Versions arrive strictly increasing, each once.
+    for reader in [*spectators, seat_stream]:
+        versions = [m["version"] for m in reader.game_events]
+        assert versions == sorted(set(versions))
+        assert versions[-1] == info["version"]
+
+    # What each stream received is exactly what GET /events gives that viewer.
+    public = (await ApiClient(server.base_url).get(f"/api/v1/games/{game_id}/events", after=0)).json()
+    assert [m["version"] for m in spectators[0].game_events] == [e["version"] for e in public["events"]]
+    assert spectators[0].game_events == spectators[1].game_events
+
+    # During play no spectator message carried a hand: each hand dealt to a
+    # seat is only in that seat's own stream (checked against the full log).
+    export = (await clients[0].get(f"/api/v1/games/{game_id}/export")).text.splitlines()
+    full = [json.loads(line) for line in export]
+    assert len(full) == info["version"]
+    assert [e["version"] for e in full] == list(range(1, info["version"] + 1))
+
+
+async def test_spectator_stream_during_play_shows_no_hand(server):
+    game_id, clients = await _table_of_four(server.base_url)
+    spectator = SseReader(server.base_url, game_id).start()
+    seat0 = SseReader(server.base_url, game_id, token=clients[0].token).start()
+    # Play part of the game, then read the streams while it is still running.
+    await asyncio.gather(*(play_randomly(c, game_id, random.Random(10 + i), until_version=40) for i, c in enumerate(clients)))
+    await asyncio.sleep(0.5)
+    hands = [set((await c.game(game_id))["view"]["hand"]) for c in clients]
+    assert all(hands), "every seat holds cards mid-round"
+    assert spectator.game_events and seat0.game_events
+    # Deal events: the seat's stream names its own hand, the spectator's none.
+    dealt_public = [e for e in spectator.game_events if "deal" in e["event"]["type"]]
+    dealt_seat0 = [e for e in seat0.game_events if "deal" in e["event"]["type"]]
+    assert dealt_public and dealt_seat0
+    assert all(not any(e["event"]["hands"]) for e in dealt_public)
+    assert any(hands[0] & set(_cards_in(e["event"])) for e in dealt_seat0)
+    for e in dealt_public:
+        assert not (set(_cards_in(e["event"])) & set().union(*hands))
+    await spectator.stop()
+    await seat0.stop()
+
+
+def _cards_in(event: dict) -> list[int]:
+    out = []
+    for key in ("hand", "hands", "cards"):
+        value = event.get(key)
+        if isinstance(value, list):
+            for item in value:
+                out.extend(item if isinstance(item, list) else [item])
+    return [c for c in out if isinstance(c, int)]
+
+
+async def test_twenty_concurrent_submissions_for_one_turn_accept_exactly_one(server):
+    game_id, clients = await _table_of_four(server.base_url)
+    info = await clients[0].game(game_id)
+    seat = info["to_act"][0]
+    mover = clients[seat]
+    mine = await mover.game(game_id)
+    action = mine["legal_actions"][0]
+    version = mine["version"]
+    replies = await asyncio.gather(*(mover.act(game_id, action, expected_version=version) for _ in range(20)))
+    codes = sorted(r.status_code for r in replies)
+    assert codes.count(200) == 1 and codes.count(409) == 19, codes
+    assert all(r.json()["code"] in ("version_conflict", "not_your_turn") for r in replies if r.status_code == 409)
+    events = (await mover.get(f"/api/v1/games/{game_id}/events", after=0)).json()
+    versions = [e["version"] for e in events["events"]]
+    assert versions == list(range(1, events["version"] + 1)) or versions == sorted(set(versions))
+    assert events["version"] == version + len(replies[[r.status_code for r in replies].index(200)].json()["events"])
+
+
+async def test_a_retried_command_id_returns_the_first_outcome_and_appends_nothing(server):
+    game_id, clients = await _table_of_four(server.base_url)
+    info = await clients[0].game(game_id)
+    mover = clients[info["to_act"][0]]
+    mine = await mover.game(game_id)
+    first = await mover.act(game_id, mine["legal_actions"][0], command_id="retry-me")
+    assert first.status_code == 200
+    again = await mover.act(game_id, mine["legal_actions"][0], command_id="retry-me")
+    assert again.status_code == 200
+    assert again.json() == first.json()
+    assert (await mover.game(game_id))["version"] == first.json()["version"]
+
+
+async def test_replay_and_export_rules(server):
+    game_id, clients = await _table_of_four(server.base_url)
+    anon = ApiClient(server.base_url)
+    # Export of a game in progress is refused.
+    r = await anon.get(f"/api/v1/games/{game_id}/export")
+    assert r.status_code == 409 and r.json()["code"] == "game_in_progress"
+    # A seat's view of a game in progress is for that seat's player only.
+    r = await clients[1].get(f"/api/v1/games/{game_id}/replay", at=1, seat=0)
+    assert r.status_code == 403 and r.json()["code"] == "not_your_seat"
+    r = await clients[0].get(f"/api/v1/games/{game_id}/replay", at=1, seat=0)
+    assert r.status_code == 200 and r.json()["view"]["hand"]
+    public = await anon.get(f"/api/v1/games/{game_id}/replay", at=1)
+    assert public.status_code == 200 and not public.json()["view"]["hand"]
+    await asyncio.gather(*(play_randomly(c, game_id, random.Random(i)) for i, c in enumerate(clients)))
+    r = await anon.get(f"/api/v1/games/{game_id}/export")
+    assert r.status_code == 200
+    lines = [json.loads(line) for line in r.text.splitlines()]
+    state = KT.fold([KT.event_type and _decode(line["event"]) for line in lines])
+    assert KT.is_over(state)
+    # After the game, any seat's view at any version is open to anyone.
+    r = await anon.get(f"/api/v1/games/{game_id}/replay", at=10, seat=2)
+    assert r.status_code == 200 and r.json()["view"]["hand"]
+
+
+def _decode(event: dict):
+    import msgspec
+
+    return msgspec.convert(event, KT.event_type)
