@@ -61,7 +61,7 @@ ABILITY_PREFERENCE = (
     "pail_dance",
 )
 WIN, LOSE, EASY = 1.0, -1.0, -0.3
-PAIN_PER_TRICK = 0.7  # how much the bot wants this trick
+PAIN_PER_TRICK = 1.0
 _ABILITY_COST = {"paper_egg": 0.06, "sword_walking": 0.06, "five_color_sand": 0.35}
 
 
@@ -193,7 +193,7 @@ class HeuristicBot:
         pain = sum(1 for _, cs, _ in trick for c in cs if SUIT_OF[c] == me.pain)
         if led == me.pain:
             pain += 0.6 * after_me
-        score = goal * p_win - 0.12 * pain * p_win
+        score = goal * p_win - 0.5 * pain * p_win
         strength = sum(NUMBER_OF[c] + (4 if IS_TRUMP[c] else 0) for c in cards)
         # Keep strength for later when winning anyway; shed it when losing.
         score += (0.015 if goal < 0 else -0.015) * strength
