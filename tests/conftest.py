@@ -35,9 +35,12 @@ def servers():
     database_url = os.environ.get("DATABASE_URL")
     redis_url = os.environ.get("REDIS_URL")
     embedded = None
-    if not database_url and _reachable("127.0.0.1", 5432):
+    # HANAMICHI_TEST_EMBEDDED=1 acts out a fresh machine: embedded servers
+    # even where local ones run.
+    local = os.environ.get("HANAMICHI_TEST_EMBEDDED") != "1"
+    if local and not database_url and _reachable("127.0.0.1", 5432):
         database_url = "postgresql://postgres@127.0.0.1:5432/test"
-    if not redis_url and _reachable("127.0.0.1", 6379):
+    if local and not redis_url and _reachable("127.0.0.1", 6379):
         redis_url = "redis://127.0.0.1:6379/0"
     if not database_url or not redis_url:
         from services.embedded import start_embedded
