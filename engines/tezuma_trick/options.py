@@ -17,6 +17,7 @@ class BidCard(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 DEFAULT_BIDS = tuple(BidCard(tricks=tricks, points=points) for tricks, points in DEFAULT_BID_CARDS)
 FACE_UP = 5  # Bid and Ability cards dealt face up (4 with 3 players, TT-3)
+MAX_BID_CARDS = 32
 
 
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -33,6 +34,8 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
                 "bad_option",
                 f"bid_cards needs at least {FACE_UP} Bid cards (5 are dealt face up), got {len(self.bid_cards)}",
             )
+        if len(self.bid_cards) > MAX_BID_CARDS:
+            raise OptionsError("bad_option", f"bid_cards holds at most {MAX_BID_CARDS} Bid cards")
         for number, card in enumerate(self.bid_cards, 1):
             if not card.tricks:
                 raise OptionsError("bad_option", f"Bid card {number} lists no trick count")

@@ -42,7 +42,7 @@ from engines.tezuma_trick.events import (
     Started,
     TrickWon,
 )
-from engines.tezuma_trick.options import FACE_UP, Options
+from engines.tezuma_trick.options import FACE_UP, MAX_BID_CARDS, Options
 from engines.tezuma_trick.state import DRAFT, OVER, PLAY, SCORED, State
 from engines.tezuma_trick.tricks import fire_breathing_return, next_leader, trick_winner
 
@@ -116,7 +116,9 @@ def is_over(state: State) -> bool:
 # keeps the random bot's inner loop free of allocations.
 
 _PLAIN = tuple(Play(card=card) for card in range(48))
-_WITH_ABILITY = {(card, ability): Play(card=card, ability=ABILITY_NAMES[ability]) for card in range(48) for ability in range(12)}
+_WITH_ABILITY = {
+    (card, ability): Play(card=card, ability=ABILITY_NAMES[ability]) for card in range(48) for ability in range(12)
+}
 _FIRE = {
     (low, high): Play(card=low, ability="fire_breathing", second=high)
     for low in range(48)
@@ -126,14 +128,7 @@ _FIRE = {
 _EGG, _SAND = Egg(), Sand()
 _PICK_PAIN = tuple(PickPain(suit=suit) for suit in range(4))
 _PICK_ABILITY = tuple(PickAbility(ability=name) for name in ABILITY_NAMES)
-_PICK_BID: dict[int, PickBid] = {}
-
-
-def _pick_bid(bid: int) -> PickBid:
-    action = _PICK_BID.get(bid)
-    if action is None:
-        action = _PICK_BID[bid] = PickBid(bid=bid)
-    return action
+_PICK_BID = tuple(PickBid(bid=bid) for bid in range(MAX_BID_CARDS))
 
 
 def _suit_cards(hand: tuple[int, ...], suit: int) -> tuple[int, ...]:
@@ -190,7 +185,7 @@ def _legal_picks(state: State, seat: int) -> list:
     if state.pain[seat] < 0:
         actions.extend(_PICK_PAIN[suit] for suit in state.open_pains)
     if state.bid[seat] < 0:
-        actions.extend(_pick_bid(bid) for bid in state.open_bids)
+        actions.extend(_PICK_BID[bid] for bid in state.open_bids)
     if state.ability[seat] < 0:
         actions.extend(_PICK_ABILITY[ability] for ability in state.open_abilities)
     return actions

@@ -149,6 +149,7 @@ def test_tt1_another_bid_card_set_is_a_table_option():
     "bid_cards",
     [
         [{"tricks": [1], "points": 2}] * 4,  # too few to deal 5 face up
+        [{"tricks": [1], "points": 2}] * 33,  # more than any table needs
         [{"tricks": [], "points": 2}] * 5,
         [{"tricks": [13], "points": 2}] * 5,
         [{"tricks": [1, 1], "points": 2}] * 5,
