@@ -63,7 +63,7 @@ def create_app(settings: Settings) -> Litestar:
         publisher = Publisher(redis)
         hub = Hub(redis, store, settings.resync_interval_s)
         tables = TableCache(pool, store)
-        games = GameService(pool, store, publisher, tables)
+        games = GameService(pool, store, publisher, tables, known_version=hub.latest_version)
         bots = HouseBots(games, settings.bot_delay_ms)
         state.update(
             settings=settings, pool=pool, redis=redis, store=store, publisher=publisher, hub=hub,

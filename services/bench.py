@@ -1,8 +1,26 @@
-"""`hanamichi bench ...`: figures measured against real servers."""
+"""`hanamichi bench ...`: figures measured against real servers.
+
+`bench service` plays many games at once through the HTTP API of a real
+server process, with load-generator clients choosing actions by the house
+`random` bot's rule from the legal actions the API lists, one spectator SSE
+stream per game, and measures in the same run the raw asyncpg ceiling of
+single-event appends from 8 connections."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import asyncpg
 
 
 def add_bench_parser(sub) -> None:
@@ -10,8 +28,211 @@ def add_bench_parser(sub) -> None:
     which = bench.add_subparsers(dest="bench", required=True)
     service = which.add_parser("service", help="many games at once through the HTTP API")
     service.add_argument("--games", type=int, default=200)
+    service.add_argument("--game", default="kabuki-tricks")
+    service.add_argument("--players", type=int, default=4)
+    service.add_argument("--port", type=int, default=18950)
+    service.add_argument("--raw-seconds", type=float, default=3.0)
+    service.add_argument("--json", action="store_true")
     service.set_defaults(run=_bench_service)
 
 
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def raw_append_ceiling(dsn: str, seconds: float, connections: int = 8) -> float:
+    """Single-event transactions from 8 connections on different streams:
+    the ceiling that one-event-per-transaction appends could reach."""
+    table = f"bench_raw_{uuid.uuid4().hex[:8]}"
+    admin = await asyncpg.connect(dsn)
+    await admin.execute(f"CREATE TABLE {table} (stream text, version bigint, data bytea, PRIMARY KEY (stream, version))")
+    done = 0
+    stop = time.perf_counter() + seconds
+
+    async def writer(n: int) -> None:
+        nonlocal done
+        conn = await asyncpg.connect(dsn)
+        version = 0
+        try:
+            while time.perf_counter() < stop:
+                version += 1
+                await conn.execute(f"INSERT INTO {table} VALUES ($1, $2, $3)", f"s{n}", version, b'{"type":"x"}')
+                done += 1
+        finally:
+            await conn.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(writer(n) for n in range(connections)))
+    elapsed = time.perf_counter() - started
+    await admin.execute(f"DROP TABLE {table}")
+    await admin.close()
+    return done / elapsed
+
+
+class GameRunner:
+    """Plays every seat of one game over HTTP, as four separate players."""
+
+    def __init__(self, host: str, port: int, tokens: list[str], game_id: str, rng: random.Random) -> None:
+        from services.loadclient import HttpConnection
+
+        self.conns = [HttpConnection(host, port) for _ in tokens]
+        self.tokens = tokens
+        self.game_id = game_id
+        self.rng = rng
+        self.latencies: list[float] = []
+        self.committed: dict[int, float] = {}
+        self.accepted = 0
+        self.refused = 0
+
+    async def play(self) -> None:
+        path = f"/api/v1/games/{self.game_id}"
+        guess = 0
+        while True:
+            status, info, _ = await self.conns[guess].request("GET", path, token=self.tokens[guess])
+            if info["status"] == "finished":
+                return
+            seat = guess if guess in info["to_act"] else (info["to_act"][0] if info["to_act"] else None)
+            if seat is None:
+                await asyncio.sleep(0.005)
+                continue
+            if seat != guess:
+                status, info, _ = await self.conns[seat].request("GET", path, token=self.tokens[seat])
+            if not info["legal_actions"]:
+                continue
+            body = {
+                "action": self.rng.choice(info["legal_actions"]),
+                "command_id": uuid.uuid4().hex,
+                "expected_version": info["version"],
+            }
+            sent = time.perf_counter()
+            status, reply, headers = await self.conns[seat].request("POST", path + "/actions", body, self.tokens[seat])
+            self.latencies.append(time.perf_counter() - sent)
+            if status == 200:
+                self.accepted += 1
+                committed = float(headers["x-committed-at"])
+                for event in reply["events"]:
+                    self.committed[event["version"]] = committed
+                self.committed[reply["version"]] = committed
+            else:
+                self.refused += 1
+            guess = (seat + 1) % len(self.tokens)
+
+    def close(self) -> None:
+        for conn in self.conns:
+            conn.close()
+
+
+async def spectate(host: str, port: int, game_id: str, arrivals: dict[int, float]) -> None:
+    from services.loadclient import HttpConnection
+
+    conn = HttpConnection(host, port)
+    try:
+        async for event, _id, data in conn.sse(f"/api/v1/games/{game_id}/stream"):
+            if event == "game":
+                arrivals[data["version"]] = time.time()
+            elif event == "end":
+                return
+    finally:
+        conn.close()
+
+
+async def run_service_bench(args: argparse.Namespace, database_url: str, redis_url: str) -> dict:
+    from services.loadclient import HttpConnection
+
+    host, port = "127.0.0.1", args.port
+    raw = await raw_append_ceiling(database_url, args.raw_seconds)
+    env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "--factory", "services.app:app_from_env", "--host", host,
+         "--port", str(port), "--log-level", "warning", "--no-access-log"],
+        env=env, cwd=Path(__file__).resolve().parent.parent,
+    )
+    try:
+        setup = HttpConnection(host, port)
+        for _ in range(300):
+            try:
+                status, _, _ = await setup.request("GET", "/health")
+                if status == 200:
+                    break
+            except OSError:
+                setup.close()
+                await asyncio.sleep(0.1)
+        tables = []
+
+        async def make_table(n: int) -> tuple[str, list[str]]:
+            conn = HttpConnection(host, port)
+            tokens = []
+            for seat in range(args.players):
+                _, player, _ = await conn.request("POST", "/api/v1/players", {"name": f"bench{n}-{seat}"})
+                tokens.append(player["token"])
+            _, created, _ = await conn.request(
+                "POST", "/api/v1/games", {"game": args.game, "players": args.players}, tokens[0]
+            )
+            game_id = created["game_id"]
+            for seat, token in enumerate(tokens):
+                await conn.request("POST", f"/api/v1/games/{game_id}/seats", {"seat": seat}, token)
+            conn.close()
+            return game_id, tokens
+
+        for start in range(0, args.games, 50):
+            tables += await asyncio.gather(*(make_table(n) for n in range(start, min(args.games, start + 50))))
+        arrivals = [dict() for _ in tables]
+        watchers = [asyncio.create_task(spectate(host, port, gid, arrivals[i])) for i, (gid, _) in enumerate(tables)]
+        await asyncio.sleep(0.5)  # streams connected
+        runners = [GameRunner(host, port, tokens, gid, random.Random(i)) for i, (gid, tokens) in enumerate(tables)]
+        started = time.perf_counter()
+        await asyncio.gather(*(r.play() for r in runners))
+        elapsed = time.perf_counter() - started
+        await asyncio.wait(watchers, timeout=15)
+        for runner in runners:
+            runner.close()
+    finally:
+        server.terminate()
+        server.wait(15)
+    latencies = [x for r in runners for x in r.latencies]
+    accepted = sum(r.accepted for r in runners)
+    fanout = [
+        arrivals[i][v] - runner.committed[v]
+        for i, runner in enumerate(runners)
+        for v in runner.committed
+        if v in arrivals[i]
+    ]
+    missing = sum(1 for i, r in enumerate(runners) for v in r.committed if v not in arrivals[i])
+    ms = lambda x: None if x is None else round(x * 1000, 2)  # noqa: E731
+    return {
+        "games": args.games,
+        "game": args.game,
+        "players": args.players,
+        "accepted_actions": accepted,
+        "refused_actions": sum(r.refused for r in runners),
+        "seconds": round(elapsed, 2),
+        "accepted_actions_per_s": round(accepted / elapsed, 1),
+        "action_latency_p50_ms": ms(percentile(latencies, 0.50)),
+        "action_latency_p99_ms": ms(percentile(latencies, 0.99)),
+        "fanout_delay_p50_ms": ms(percentile(fanout, 0.50)),
+        "fanout_delay_p99_ms": ms(percentile(fanout, 0.99)),
+        "fanout_samples": len(fanout),
+        "fanout_missing": missing,
+        "raw_single_event_appends_per_s_8_connections": round(raw, 1),
+        "ratio_to_raw_ceiling": round(accepted / elapsed / raw, 3),
+    }
+
+
 def _bench_service(args: argparse.Namespace) -> int:
-    raise SystemExit("not yet")
+    from services.cli import resolve_servers
+
+    database_url, redis_url, embedded = resolve_servers(Path(os.environ.get("HANAMICHI_DATA", ".hanamichi")))
+    try:
+        report = asyncio.run(run_service_bench(args, database_url, redis_url))
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for key, value in report.items():
+            print(f"{key:>48}: {value}")
+    return 0

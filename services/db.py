@@ -42,10 +42,19 @@ async def migrate(conn: asyncpg.Connection) -> list[str]:
     return applied
 
 
+class LogConnection(asyncpg.Connection):
+    """Pooled connections skip asyncpg's reset query on release (a round trip
+    per query): this code leaves no session state behind: no LISTEN, no
+    session settings, only transaction-scoped advisory locks."""
+
+    def get_reset_query(self) -> str:
+        return ""
+
+
 async def create_pool(dsn: str, size: int = 10) -> asyncpg.Pool:
     conn = await asyncpg.connect(dsn)
     try:
         await migrate(conn)
     finally:
         await conn.close()
-    return await asyncpg.create_pool(dsn, min_size=min(2, size), max_size=size)
+    return await asyncpg.create_pool(dsn, min_size=min(2, size), max_size=size, connection_class=LogConnection)

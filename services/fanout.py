@@ -94,6 +94,10 @@ class Hub:
         self.resync_interval_s = resync_interval_s
         self._subs: dict[str, set[Subscription]] = defaultdict(set)
         self._tasks: list[asyncio.Task] = []
+        # The newest version each stream is known to have reached, from every
+        # notice this process read: readers refresh a cached table from
+        # PostgreSQL only when another process has moved it on.
+        self.latest: dict[str, int] = {}
 
     def start(self) -> None:
         self._tasks = [asyncio.create_task(self._read_forever()), asyncio.create_task(self._resync_forever())]
@@ -118,6 +122,9 @@ class Hub:
     def deliver(self, notice: Notice) -> None:
         for sub in self._subs.get(notice.stream_id, ()):
             sub.queue.put_nowait(notice)
+
+    def latest_version(self, stream_id: str) -> int:
+        return self.latest.get(stream_id, 0)
 
     @property
     def subscriber_count(self) -> int:
@@ -148,9 +155,11 @@ class Hub:
                 for entry_id, fields in entries:
                     last_id = entry_id
                     stream_id = fields[K.F_STREAM.encode()].decode()
-                    if stream_id not in self._subs:
-                        continue
-                    self.deliver(Notice(stream_id, int(fields[K.F_FIRST.encode()]), int(fields[K.F_LAST.encode()])))
+                    last = int(fields[K.F_LAST.encode()])
+                    if last > self.latest.get(stream_id, 0):
+                        self.latest[stream_id] = last
+                    if stream_id in self._subs:
+                        self.deliver(Notice(stream_id, int(fields[K.F_FIRST.encode()]), last))
 
     async def _resync_forever(self) -> None:
         while True:

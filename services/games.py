@@ -9,6 +9,7 @@ import logging
 import secrets
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -40,13 +41,17 @@ def now_ms() -> int:
 
 
 class GameService:
-    def __init__(self, pool, store: EventStore, publisher: Publisher, tables: TableCache, bot_delay_ms: int = 0) -> None:
+    def __init__(
+        self, pool, store: EventStore, publisher: Publisher, tables: TableCache,
+        known_version: Callable[[str], int] = lambda stream_id: 0,
+    ) -> None:
         self.pool = pool
         self.store = store
         self.publisher = publisher
         self.tables = tables
-        self.bot_delay_ms = bot_delay_ms
         self.on_commit: list = []  # callbacks(table, events), e.g. the bot driver
+        # The newest version the fan-out has seen for a stream (Hub.latest_version).
+        self.known_version = known_version
         self.commits = 0
 
     # --- lobby ---------------------------------------------------------------
@@ -242,8 +247,11 @@ class GameService:
     # --- reading ---------------------------------------------------------------
 
     async def load(self, game_id: str) -> Table:
+        """A table for reading: this process's copy, refreshed from PostgreSQL
+        when the fan-out says another process has written since."""
         table = await self.tables.get(game_id)
-        await self.refresh(table)
+        if self.known_version(game_id) > table.version:
+            await self.refresh(table)
         if table.status == "open" and table.full:
             table.status = "playing"
         return table

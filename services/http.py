@@ -6,6 +6,7 @@ errors are always `{code, message}` (services.errors, mapped in app.py)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Annotated, Any
 
 import msgspec
@@ -223,11 +224,16 @@ async def seat_bot(state: State, game_id: str, data: SeatBot, authorization: Aut
 
 
 @post("/api/v1/games/{game_id:str}/actions", status_code=200)
-async def submit_action(state: State, game_id: str, data: Submit, authorization: Auth) -> ActionAccepted:
+async def submit_action(state: State, game_id: str, data: Submit, authorization: Auth) -> Response[ActionAccepted]:
     player = await _players(state).authenticate(authorization)
     games = _games(state)
     table, outcome, _ = await games.act(game_id, player, data.action, data.command_id, data.expected_version)
-    return ActionAccepted(outcome.version, _written(games, table, outcome))
+    # Wall-clock time just after the commit: lets a load generator on the
+    # same machine measure commit-to-SSE delay.
+    return Response(
+        ActionAccepted(outcome.version, _written(games, table, outcome)),
+        headers={"X-Committed-At": f"{time.time():.6f}"},
+    )
 
 
 def _written(games: GameService, table: Table, outcome: Outcome) -> list[dict]:
