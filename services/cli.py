@@ -81,10 +81,12 @@ def _serve(args: argparse.Namespace) -> int:
         database_url, redis_url, embedded = resolve_servers(settings.data_dir)
         settings = replace(settings, database_url=database_url, redis_url=redis_url)
         if embedded is not None:
-            print(f"hanamichi: embedded PostgreSQL ({database_url}) and Redis ({redis_url}), "
-                  f"data in {embedded.data_dir}", flush=True)
-        else:
-            print("hanamichi: PostgreSQL and Redis from DATABASE_URL and REDIS_URL", flush=True)
+            started = [f"{name} at {url}" for name, url in
+                       (("PostgreSQL", embedded.database_url), ("Redis", embedded.redis_url)) if url]
+            print(f"hanamichi: embedded {' and '.join(started)}; data in {embedded.data_dir}", flush=True)
+        given = [name for name in ("DATABASE_URL", "REDIS_URL") if os.environ.get(name)]
+        if given:
+            print(f"hanamichi: using {' and '.join(given)} from the environment", flush=True)
         # Background workers (`hanamichi worker`) start here, as child processes
         # with the same DATABASE_URL/REDIS_URL, appended to `children`.
         print(f"hanamichi: listening on http://{args.host}:{args.port} (OpenAPI at /schema)", flush=True)
