@@ -20,7 +20,8 @@ from services.errors import BadRequest, Conflict, Forbidden, NotFound, Unavailab
 from services.eventstore import EventStore, VersionConflict
 from services.fanout import Notice, Publisher
 from services.players import Player
-from services.tables import SeatHolder, Table, TableCache, event_tag
+from services.tableevents import GameFinished, MovePlayedForSeat, SeatHandedToBot, SeatRecord, TableEvent
+from services.tables import AUTO_PREFIX, SeatHolder, Table, TableCache, engine_events, event_tag
 
 log = logging.getLogger("hanamichi.games")
 
@@ -118,7 +119,7 @@ class GameService:
         """Deal: the engine's start events become versions 1..k (lock held)."""
         events = table.game.new_game(table.players, table.options, table.chance())
         try:
-            await self._commit(table, events, None)
+            await self._commit(table, events, ("start", msgspec.json.encode(Outcome(len(events), 1, None))))
         except VersionConflict:
             await self.refresh(table)  # another process started it
         await self.pool.execute("UPDATE games SET status = 'playing' WHERE game_id = $1::text::uuid", table.game_id)
@@ -148,8 +149,9 @@ class GameService:
             seat = table.seat_of(seat_or_player.player_id)
             if seat is None:
                 raise Forbidden("not_seated", "you hold no seat at this table")
-        game = table.game
-        action = None
+            if command_id.startswith(AUTO_PREFIX):
+                raise BadRequest("bad_command_id", f"command ids starting with {AUTO_PREFIX!r} are the server's")
+        action = raw_action if isinstance(raw_action, msgspec.Struct) else None  # house bots pass engine actions
         for _attempt in range(3):
             async with table.lock:
                 stored = table.commands.get(command_id)
@@ -166,31 +168,83 @@ class GameService:
                             f"the game is at version {table.version}, not {expected_version}",
                             version=table.version,
                         )
-                if table.status == "open":
-                    raise Conflict("game_not_started", "the game starts when every seat is taken")
-                if table.over:
-                    raise Conflict("game_finished", "this game is over")
-                if action is None and isinstance(raw_action, msgspec.Struct):
-                    action = raw_action  # house bots hand over engine actions
-                elif action is None:
+                self._check_playing(table)
+                if not isinstance(seat_or_player, int) and table.seats[seat].bot is not None:
+                    raise Forbidden("seat_played_by_bot", "a house bot plays your seat for the rest of this game")
+                if action is None:
                     try:
-                        action = game.decode_action(raw_action)
+                        action = table.game.decode_action(raw_action)
                     except RuleError as err:
                         raise BadRequest(err.code, err.message) from None
                 try:
-                    events = game.decide(table.state, seat, action, Ctx(received_ms))
+                    events = table.game.decide(table.state, seat, action, Ctx(received_ms))
                 except RuleError as err:
                     if err.code in _TURN_CODES:
                         raise Conflict(err.code, err.message, version=table.version) from None
                     raise Unprocessable(err.code, err.message, version=table.version) from None
-                outcome = Outcome(table.version + len(events), table.version + 1, seat)
                 try:
-                    await self._commit(table, events, (command_id, msgspec.json.encode(outcome)))
+                    outcome, events = await self._commit_command(table, seat, command_id, events)
                 except VersionConflict:
                     await self.refresh(table)  # another process wrote first: decide again
                     continue
             return table, outcome, events
         raise Conflict("version_conflict", "the game moved on; try again", version=table.version)
+
+    @staticmethod
+    def _check_playing(table: Table) -> None:
+        if table.state is None:
+            raise Conflict("game_not_started", "the game starts when every seat is taken")
+        if table.over:
+            raise Conflict("game_finished", "this game is over")
+
+    async def play_for_seat(self, game_id: str, seat: int, reason: str, due_version: int | None = None,
+                            detail: str = "", strike_limit: int = 3) -> bool:
+        """Play the default move (the house `heuristic` bot's choice) for a
+        seat that did not move in time or whose agent failed, and record why.
+        Idempotent: nothing happens unless the game is still at `due_version`
+        (when given) and waiting for that seat. Returns whether it moved."""
+        table = await self.tables.get(game_id)
+        async with table.lock:
+            await self.refresh(table)
+            if table.over or table.state is None or (due_version is not None and table.version != due_version):
+                return False
+            game = table.game
+            if seat not in game.waiting_for(table.state):
+                return False
+            legal = game.legal_actions(table.state, seat)
+            if not legal:
+                return False
+            bot = game.bots["heuristic"](seat, table.options)
+            if getattr(bot, "observes", False):
+                for event in engine_events(table.events):
+                    seen = game.redact(event, seat)
+                    if seen is not None:
+                        bot.observe(seen)
+            action = bot.act(game.view(table.state, seat), legal, table.bot_rng(seat)) or legal[0]
+            events = game.decide(table.state, seat, action, Ctx(now_ms()))
+            strikes = table.strikes.get(seat, 0) + 1
+            prefix: list = [MovePlayedForSeat(seat, reason, strikes, detail)]
+            if strikes >= strike_limit and table.seats[seat].bot is None:
+                prefix.append(SeatHandedToBot(seat, "heuristic", f"{strikes} {reason} in a row"))
+            try:
+                await self._commit_command(table, seat, f"{AUTO_PREFIX}{seat}:{table.version}", prefix + events)
+            except VersionConflict:
+                return False
+            return True
+
+    async def _commit_command(self, table: Table, seat: int | None, command_id: str, events: list) -> tuple[Outcome, list]:
+        """Append a command's events (lock held), with the table's
+        GameFinished in the same commit when they end the game."""
+        events = self._with_finish(table, events)
+        outcome = Outcome(table.version + len(events), table.version + 1, seat)
+        await self._commit(table, events, (command_id, msgspec.json.encode(outcome)), seat)
+        return outcome, events
+
+    def _with_finish(self, table: Table, events: list) -> list:
+        after = table.game.fold(engine_events(events), table.state)
+        if table.game.is_over(after):
+            return [*events, self._finished_event(table, after)]
+        return events
 
     async def refresh(self, table: Table) -> None:
         """Catch up with events another process appended (a cheap query),
@@ -200,7 +254,8 @@ class GameService:
             table.apply_stored(stored)
             table.commands = await self.store.commands_of(table.game_id)
 
-    async def _commit(self, table: Table, events: list, command: tuple[str, bytes] | None) -> None:
+    async def _commit(self, table: Table, events: list, command: tuple[str, bytes] | None, seat: int | None = None) -> None:
+        """Append (expecting the table's version), fold in, publish."""
         encoded = [(event_tag(e), msgspec.json.encode(e)) for e in events]
         first = table.version + 1
         try:
@@ -212,6 +267,7 @@ class GameService:
             raise Unavailable("storage_unavailable", "the event log is unavailable; nothing was written") from None
         if command is not None:
             table.commands[command[0]] = command[1]
+            table.note_command(command[0], seat)
         table.apply(first, events)
         self.commits += 1
         self.publisher.publish(Notice(table.game_id, first, first + len(events) - 1))
@@ -220,6 +276,19 @@ class GameService:
             asyncio.ensure_future(self._mark_finished(table.game_id))
         for callback in self.on_commit:
             callback(table, events)
+
+    def _finished_event(self, table: Table, state: Any) -> GameFinished:
+        return GameFinished(
+            game=table.game.name,
+            ranked=table.ranked,
+            seats=[
+                SeatRecord(h.seat, "bot" if h.kind == "bot" else h.kind, h.player_id, h.bot if h.kind == "bot" else None, h.name)
+                for h in table.seats
+                if h is not None
+            ],
+            result=table.game.result(state),
+            tournament_id=table.tournament_id,
+        )
 
     async def _mark_finished(self, game_id: str) -> None:
         try:
@@ -240,7 +309,7 @@ class GameService:
             events = table.game.on_timer(table.state, Ctx(now_ms()))
             if events:
                 try:
-                    await self._commit(table, events, (f"timer:{table.version}", msgspec.json.encode(Outcome(table.version + len(events), table.version + 1, None))))
+                    await self._commit_command(table, None, f"timer:{table.version}", events)
                 except VersionConflict:
                     pass
 
@@ -262,7 +331,7 @@ class GameService:
         game, out = table.game, []
         public = table.over
         for offset, event in enumerate(events):
-            seen = event if public else game.redact(event, viewer)
+            seen = event if public or isinstance(event, TableEvent) else game.redact(event, viewer)
             if seen is not None:
                 out.append({"version": first + offset, "event": seen})
         return out
@@ -283,7 +352,7 @@ class GameService:
                 raise Forbidden("not_your_seat", "a seat's view of a game in progress is for its player only")
         if at == 0:
             return at, None
-        state = table.game.fold(table.events[:at])
+        state = table.game.fold(engine_events(table.events[:at]))
         return at, table.game.view(state, seat)
 
     def export(self, table: Table) -> bytes:

@@ -20,6 +20,7 @@ from services.errors import BadRequest, NotFound, Unavailable
 from services.fanout import Notice
 from services.games import GameService, Outcome
 from services.players import Player, Players
+from services.tableevents import TableEvent
 from services.tables import Table
 
 Auth = Annotated[str | None, Parameter(header="Authorization", required=False)]
@@ -315,7 +316,7 @@ async def _sse(state: State, games: GameService, table: Table, viewer: int | Non
                 version = first + offset
                 if version <= last:
                     continue
-                seen = event if public else table.game.redact(event, viewer)
+                seen = event if public or isinstance(event, TableEvent) else table.game.redact(event, viewer)
                 last = version
                 if seen is not None:
                     yield ServerSentEventMessage(data=encode({"version": version, "event": seen}).decode(), id=version, event="game")

@@ -9,7 +9,7 @@ import asyncio
 import random
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 
@@ -17,15 +17,24 @@ from engines.core import Bot, Chance, Game
 from engines.registry import get_game
 from services.errors import NotFound
 from services.eventstore import EventStore, StoredEvent
+from services.tableevents import TABLE_EVENTS, SeatHandedToBot, TableEvent
 
 _decoders: dict[str, msgspec.json.Decoder] = {}
 
+# Command ids of moves the service plays for a seat (deadline, failed agent).
+AUTO_PREFIX = "auto:"
+
 
 def event_decoder(game: Game) -> msgspec.json.Decoder:
+    """Decodes a game stream's events: the engine's and the table's."""
     decoder = _decoders.get(game.name)
     if decoder is None:
-        decoder = _decoders[game.name] = msgspec.json.Decoder(game.event_type)
+        decoder = _decoders[game.name] = msgspec.json.Decoder(Union[game.event_type, *TABLE_EVENTS])  # noqa: UP007
     return decoder
+
+
+def engine_events(events: list) -> list:
+    return [e for e in events if not isinstance(e, TableEvent)]
 
 
 def event_tag(event: Any) -> str:
@@ -60,7 +69,9 @@ class Table:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     bots: dict[int, Bot] = field(default_factory=dict)
     driver: asyncio.Task | None = None
-    timer: asyncio.TimerHandle | None = None
+    strikes: dict[int, int] = field(default_factory=dict)  # seat -> moves played for it in a row
+    time_control: dict | None = None  # {"move_ms": ...} when moves have deadlines
+    tournament_id: str | None = None
 
     def seat_of(self, player_id: str | None) -> int | None:
         if player_id is None:
@@ -113,7 +124,10 @@ class Table:
             raise RuntimeError(f"log gap in {self.game_id}: have {self.version}, got {first}")
         evolve, state = self.game.evolve, self.state
         for event in events:
-            state = evolve(state, event)
+            if isinstance(event, TableEvent):
+                self._note(event)
+            else:
+                state = evolve(state, event)
         self.state = state
         self.events.extend(events)
         self.version += len(events)
@@ -123,6 +137,23 @@ class Table:
                     seen = self.game.redact(event, seat)
                     if seen is not None:
                         bot.observe(seen)
+
+    def _note(self, event: TableEvent) -> None:
+        if isinstance(event, SeatHandedToBot):
+            holder = self.seats[event.seat]
+            if holder is not None:
+                holder.bot = event.bot
+                self.bots.pop(event.seat, None)
+
+    def note_command(self, command_id: str, seat: int | None) -> None:
+        """Strikes are the run of moves the service played for a seat
+        (command ids `auto:...`) since the seat last moved by itself."""
+        if seat is None:
+            return
+        if command_id.startswith(AUTO_PREFIX):
+            self.strikes[seat] = self.strikes.get(seat, 0) + 1
+        else:
+            self.strikes.pop(seat, None)
 
     def apply_stored(self, stored: list[StoredEvent]) -> None:
         stored = [s for s in stored if s.version > self.version]
@@ -195,11 +226,16 @@ class TableCache:
             ranked=row["ranked"],
             seed=row["seed"],
             status=row["status"],
+            time_control=msgspec.json.decode(row["time_control"]) if row["time_control"] else None,
+            tournament_id=row["tournament_id"],
             created_by=str(row["created_by"]) if row["created_by"] else None,
             seats=seats,
         )
         table.apply_stored(await self.store.read(game_id))
         table.commands = await self.store.commands_of(game_id)
+        outcomes = [(msgspec.json.decode(o), c) for c, o in table.commands.items()]
+        for outcome, command_id in sorted(outcomes, key=lambda oc: oc[0]["first"]):
+            table.note_command(command_id, outcome.get("seat"))
         return table
 
 

@@ -58,6 +58,8 @@ CREATE TABLE games (
     ranked      boolean NOT NULL,
     seed        bigint NOT NULL,              -- server-side until the game's final event reveals it
     status      text NOT NULL DEFAULT 'open', -- 'open', 'playing', 'finished'
+    time_control jsonb,                       -- {"move_ms": ..., "bank_ms": ...}: deadlines per move
+    tournament_id text,                       -- the tournament stream this table belongs to
     created_by  uuid REFERENCES players (player_id),
     created_at  timestamptz NOT NULL DEFAULT now(),
     finished_at timestamptz

@@ -7,6 +7,7 @@ import asyncio
 import json
 import random
 
+import msgspec
 import pytest
 
 from engines.registry import get_game
@@ -135,14 +136,15 @@ async def test_replay_and_export_rules(server):
     r = await anon.get(f"/api/v1/games/{game_id}/export")
     assert r.status_code == 200
     lines = [json.loads(line) for line in r.text.splitlines()]
-    state = KT.fold([KT.event_type and _decode(line["event"]) for line in lines])
+    state = KT.fold([_decode(line["event"]) for line in lines if not line["type"].startswith("hm.")])
     assert KT.is_over(state)
+    # The table's own record closes the log, in the same commit as the last move.
+    assert lines[-1]["type"] == "hm.game_finished"
+    assert lines[-1]["event"]["result"] == msgspec.to_builtins(KT.result(state))
     # After the game, any seat's view at any version is open to anyone.
     r = await anon.get(f"/api/v1/games/{game_id}/replay", at=10, seat=2)
     assert r.status_code == 200 and r.json()["view"]["hand"]
 
 
 def _decode(event: dict):
-    import msgspec
-
     return msgspec.convert(event, KT.event_type)

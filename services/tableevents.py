@@ -1,0 +1,55 @@
+"""Events the service itself writes into a game's stream, beside the
+engine's: facts about the table rather than the rules (who sat where when the
+game ended, a move played for a seat whose time ran out, a seat handed to a
+house bot). Tags are stable and public; the engine never sees these events."""
+
+from __future__ import annotations
+
+import msgspec
+
+from engines.core import Result
+
+
+class TableEvent(msgspec.Struct, frozen=True, tag_field="type"):
+    pass
+
+
+class SeatRecord(msgspec.Struct, frozen=True):
+    seat: int
+    kind: str  # 'human', 'agent', 'bot'
+    player_id: str | None = None
+    bot: str | None = None
+    name: str | None = None
+
+
+class GameFinished(TableEvent, tag="hm.game_finished"):
+    """Written in the same commit as the engine's last events: what the
+    ratings projection and tournaments read, whatever the game."""
+
+    game: str
+    ranked: bool
+    seats: list[SeatRecord]
+    result: Result
+    tournament_id: str | None = None
+
+
+class MovePlayedForSeat(TableEvent, tag="hm.move_played_for_seat"):
+    """The service played the default move for a seat: its deadline passed
+    (`timeout`) or its agent failed (`invalid_response`, `illegal_action`,
+    `unreachable`). `strikes` counts such moves in a row for the seat."""
+
+    seat: int
+    reason: str
+    strikes: int
+    detail: str = ""
+
+
+class SeatHandedToBot(TableEvent, tag="hm.seat_handed_to_bot"):
+    """After too many strikes in a row a house bot plays the seat to the end."""
+
+    seat: int
+    bot: str
+    reason: str
+
+
+TABLE_EVENTS = (GameFinished, MovePlayedForSeat, SeatHandedToBot)
