@@ -1,0 +1,375 @@
+"""Pairing: pure functions from (entrants in standing order, history, seed) to
+tables. Nothing here reads a clock or owns a generator: every random-looking
+choice is `derive(seed, ...)` or a `random.Random` seeded from the arguments.
+
+Table sizes (every format): a field of n is split into ceil(n / table_size)
+tables as equal as possible, so tables hold table_size or fewer seats, the
+bigger ones at the top (e.g. 10 at tables of 4: 4 + 3 + 3). Only when that
+would make a table smaller than `min_table_size` (the game's minimum) do the
+lowest-standing entrants sit out with a bye, as few as possible (5 at tables
+of 4 with minimum 3: one table of 4 and one bye).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+
+from .events import Table
+from .standings import derive
+
+Pair = tuple[str, str]
+
+
+def pair(a: str, b: str) -> Pair:
+    return (a, b) if a < b else (b, a)
+
+
+def table_sizes(n: int, table_size: int, min_table_size: int) -> tuple[list[int], int]:
+    """(table sizes, biggest first; number of byes) for a field of n."""
+    for byes in range(n + 1):
+        left = n - byes
+        if left < min_table_size:
+            continue
+        count = math.ceil(left / table_size)
+        base, extra = divmod(left, count)
+        if base >= min_table_size:
+            return [base + 1] * extra + [base] * (count - extra), byes
+    return [], n
+
+
+def meetings(tables_history: Sequence[Sequence[str]]) -> dict[Pair, int]:
+    """How often each pair of entrants sat at one table."""
+    met: dict[Pair, int] = {}
+    for members in tables_history:
+        for i, a in enumerate(members):
+            for b in members[i + 1 :]:
+                key = pair(a, b)
+                met[key] = met.get(key, 0) + 1
+    return met
+
+
+def repeats(tables: Sequence[Sequence[str]], met: Mapping[Pair, int]) -> int:
+    """Prior meetings repeated by these tables (a pair that met twice counts 2)."""
+    return sum(met.get(pair(a, b), 0) for members in tables for i, a in enumerate(members) for b in members[i + 1 :])
+
+
+# --- swiss ---------------------------------------------------------------------------
+
+
+class _OutOfNodes(Exception):
+    pass
+
+
+def _search(order: Sequence[str], sizes: Sequence[int], cost: list[list[int]], budget: int, limit: int):
+    """Depth-first, in standing order: each table opens with the best unseated
+    entrant and takes the next ones that keep the repeats within `budget`.
+    The first solution found is the one closest to the standing order."""
+    n = len(order)
+    seated = [False] * n
+    tables: list[list[int]] = []
+    nodes = 0
+
+    def fill(t: int, members: list[int], start: int, spent: int) -> bool:
+        nonlocal nodes
+        if len(members) == sizes[t]:
+            tables.append(list(members))
+            if place(t + 1, spent):
+                return True
+            tables.pop()
+            return False
+        need = sizes[t] - len(members)
+        for j in range(start, n):
+            if seated[j]:
+                continue
+            if n - j < need:  # not enough entrants left after j (upper bound)
+                break
+            extra = sum(cost[j][m] for m in members)
+            if spent + extra > budget:
+                continue
+            nodes += 1
+            if nodes > limit:
+                raise _OutOfNodes
+            seated[j] = True
+            members.append(j)
+            if fill(t, members, j + 1, spent + extra):
+                return True
+            members.pop()
+            seated[j] = False
+        return False
+
+    def place(t: int, spent: int) -> bool:
+        if t == len(sizes):
+            return True
+        first = seated.index(False)
+        seated[first] = True
+        if fill(t, [first], first + 1, spent):
+            return True
+        seated[first] = False
+        return False
+
+    return [[order[i] for i in table] for table in tables] if place(0, 0) else None
+
+
+def _greedy(order: Sequence[str], sizes: Sequence[int], cost: list[list[int]]) -> list[list[str]]:
+    """Fallback for big fields: fill tables in standing order, each seat with the
+    unseated entrant adding fewest repeats, then swap across tables while that
+    lowers the repeats."""
+    left = list(range(len(order)))
+    tables: list[list[int]] = []
+    for size in sizes:
+        members = [left.pop(0)]
+        while len(members) < size:
+            best = min(left, key=lambda j: (sum(cost[j][m] for m in members), j))
+            left.remove(best)
+            members.append(best)
+        tables.append(members)
+
+    def table_cost(members: list[int]) -> int:
+        return sum(cost[a][b] for i, a in enumerate(members) for b in members[i + 1 :])
+
+    improved = True
+    while improved:
+        improved = False
+        for x in range(len(tables)):
+            for y in range(x + 1, len(tables)):
+                for i in range(len(tables[x])):
+                    for j in range(len(tables[y])):
+                        before = table_cost(tables[x]) + table_cost(tables[y])
+                        tables[x][i], tables[y][j] = tables[y][j], tables[x][i]
+                        if table_cost(tables[x]) + table_cost(tables[y]) < before:
+                            improved = True
+                        else:
+                            tables[x][i], tables[y][j] = tables[y][j], tables[x][i]
+    return [sorted((order[i] for i in t), key=order.index) for t in tables]
+
+
+def swiss_groups(
+    order: Sequence[str],
+    met: Mapping[Pair, int],
+    table_size: int,
+    min_table_size: int,
+    byes_had: Mapping[str, int] | None = None,
+    node_limit: int = 20_000,
+) -> tuple[list[list[str]], list[str]]:
+    """Swiss: (tables as entrant lists in standing order, byes).
+
+    `order` is the field in standing order. Byes (only when the field cannot be
+    seated, see the module doc) go to the lowest-standing entrants with the
+    fewest byes so far. The tables are the partition with the fewest repeated
+    meetings, found by a depth-first search in standing order with a growing
+    repeat budget (0, 1, 2, ...): with a budget of 0 found, nobody meets an
+    earlier opponent. Past `node_limit` search steps per budget (only in big,
+    late rounds) a greedy fill with a swap pass takes over."""
+    sizes, bye_count = table_sizes(len(order), table_size, min_table_size)
+    byes_had = byes_had or {}
+    rank = {e: i for i, e in enumerate(order)}
+    byes = sorted(order, key=lambda e: (byes_had.get(e, 0), -rank[e]))[:bye_count]
+    field = [e for e in order if e not in set(byes)]
+    byes.sort(key=rank.__getitem__)
+    cost = [[met.get(pair(a, b), 0) if a != b else 0 for b in field] for a in field]
+    ceiling = sum(cost[a][b] for a in range(len(field)) for b in range(a + 1, len(field)))
+    misses = 0
+    budget = 0
+    while budget <= ceiling and misses < 3:
+        try:
+            found = _search(field, sizes, cost, budget, node_limit)
+        except _OutOfNodes:
+            misses += 1
+            found = None
+        if found is not None:
+            return found, byes
+        budget += 1
+    return _greedy(field, sizes, cost), byes
+
+
+def seat(
+    groups: Sequence[Sequence[str]], round_no: int, seed: int, duplicate: bool = False
+) -> tuple[Table, ...]:
+    """Tables with seat orders and deal seeds.
+
+    Plain: each table's seat order is a seeded shuffle and each table gets a
+    deal seed of its own. Duplicate: consecutive tables of one size form groups
+    of (at most) that many tables; a group shares one deal seed, and table j of
+    the group seats its members (standing order m0, m1, ...) rotated by
+    (j + round - 1): member i holds seat (i + j + round - 1) mod size, so the
+    i-th members of the group's tables each hold a different seat of the deal."""
+    tables = []
+    group = 0
+    in_group = 0
+    previous_size = None
+    for number, members in enumerate(groups, start=1):
+        size = len(members)
+        if not duplicate:
+            rng = random.Random(derive(seed, "seats", round_no, number))
+            seats = list(members)
+            rng.shuffle(seats)
+            tables.append(Table(table=number, seats=tuple(seats), deal_seed=derive(seed, "deal", round_no, number)))
+            continue
+        if size != previous_size or in_group == size:
+            group, in_group, previous_size = group + 1, 0, size
+        offset = (in_group + round_no - 1) % size
+        seats = [members[(p - offset) % size] for p in range(size)]
+        tables.append(
+            Table(
+                table=number,
+                seats=tuple(seats),
+                deal_seed=derive(seed, "deal", round_no, "group", group),
+                group=group,
+            )
+        )
+        in_group += 1
+    return tuple(tables)
+
+
+# --- round-robin ------------------------------------------------------------------------
+
+
+def rounds_to_meet_all(n: int, table_size: int) -> int:
+    """The fewest rounds in which everyone could meet everyone (round-robin's default)."""
+    if table_size == 2:
+        return n - 1 if n % 2 == 0 else n
+    return max(1, math.ceil((n - 1) / (table_size - 1)))
+
+
+def _circle(ids: Sequence[str], rounds: int) -> list[tuple[list[list[str]], list[str]]]:
+    """The circle method: with 2 seats everyone meets everyone exactly once
+    in n-1 rounds (n even; odd n adds a bye), repeating after that."""
+    players: list[str | None] = list(ids) + ([None] if len(ids) % 2 else [])
+    m = len(players)
+    out = []
+    for r in range(rounds):
+        k = r % (m - 1)
+        rot = [players[0]] + [players[1 + (i - k) % (m - 1)] for i in range(m - 1)]
+        tables, byes = [], []
+        for i in range(m // 2):
+            a, b = rot[i], rot[m - 1 - i]
+            if a is None or b is None:
+                byes.append(a if b is None else b)
+            else:
+                tables.append([a, b])
+        out.append((tables, byes))
+    return out
+
+
+@lru_cache(maxsize=64)
+def _round_robin(
+    ids: tuple[str, ...], table_size: int, min_table_size: int, rounds: int, seed: int, steps: int
+) -> tuple[tuple[tuple[tuple[str, ...], ...], tuple[str, ...]], ...]:
+    n = len(ids)
+    if table_size == 2:
+        schedule = _circle(ids, rounds)
+        return tuple((tuple(tuple(t) for t in tables), tuple(byes)) for tables, byes in schedule)
+    sizes, bye_count = table_sizes(n, table_size, min_table_size)
+    rng = random.Random(derive(seed, "round-robin"))
+    # Byes rotate through the field so they spread evenly.
+    count = [[0] * n for _ in range(n)]
+    plan: list[tuple[list[list[int]], list[int]]] = []
+    for r in range(rounds):
+        byes = sorted({(r * bye_count + i) % n for i in range(bye_count)})
+        left = [i for i in range(n) if i not in byes]
+        rng.shuffle(left)
+        tables = []
+        for size in sizes:  # greedy: each seat the entrant meeting the table least
+            members = [left.pop(0)]
+            while len(members) < size:
+                best = min(left, key=lambda j: sum(count[j][m] for m in members))
+                left.remove(best)
+                members.append(best)
+            tables.append(members)
+        for members in tables:
+            for a in members:
+                for b in members:
+                    if a != b:
+                        count[a][b] += 1
+        plan.append((tables, byes))
+
+    # Annealing over the whole schedule: swap two entrants of one round's
+    # tables; the cost is the sum of squared pair meetings, which is lowest
+    # when meetings are spread evenly.
+    multi = [r for r, (tables, _) in enumerate(plan) if len(tables) > 1]
+    if multi:
+        temperature = 1.0
+        cool = (0.01 / temperature) ** (1 / steps)
+        for _ in range(steps):
+            r = multi[rng.randrange(len(multi))]
+            tables = plan[r][0]
+            x, y = rng.sample(range(len(tables)), 2)
+            i, j = rng.randrange(len(tables[x])), rng.randrange(len(tables[y]))
+            a, b = tables[x][i], tables[y][j]
+            delta = 0
+            for m in tables[x]:
+                if m != a:
+                    delta += 2 * (count[b][m] + 1) ** 2 - 2 * count[b][m] ** 2  # b joins m
+                    delta += 2 * (count[a][m] - 1) ** 2 - 2 * count[a][m] ** 2  # a leaves m
+            for m in tables[y]:
+                if m != b:
+                    delta += 2 * (count[a][m] + 1) ** 2 - 2 * count[a][m] ** 2
+                    delta += 2 * (count[b][m] - 1) ** 2 - 2 * count[b][m] ** 2
+            if delta <= 0 or rng.random() < math.exp(-delta / temperature):
+                for m in tables[x]:
+                    if m != a:
+                        count[a][m] -= 1
+                        count[m][a] -= 1
+                        count[b][m] += 1
+                        count[m][b] += 1
+                for m in tables[y]:
+                    if m != b:
+                        count[b][m] -= 1
+                        count[m][b] -= 1
+                        count[a][m] += 1
+                        count[m][a] += 1
+                tables[x][i], tables[y][j] = b, a
+            temperature *= cool
+    return tuple(
+        (tuple(tuple(ids[i] for i in t) for t in tables), tuple(ids[i] for i in byes)) for tables, byes in plan
+    )
+
+
+def round_robin(
+    ids: Sequence[str], table_size: int, min_table_size: int, rounds: int, seed: int, steps: int = 60_000
+) -> list[tuple[list[list[str]], list[str]]]:
+    """A whole round-robin schedule: per round (tables, byes). Tables of 2: the
+    circle method (everyone meets everyone once). Bigger tables: a greedy
+    schedule improved by seeded annealing towards even pair meetings."""
+    plan = _round_robin(tuple(ids), table_size, min_table_size, rounds, seed, steps)
+    return [([list(t) for t in tables], list(byes)) for tables, byes in plan]
+
+
+# --- knockout ---------------------------------------------------------------------------
+
+
+def knockout_groups(order: Sequence[str], table_size: int, min_table_size: int) -> tuple[list[list[str]], list[str]]:
+    """Knockout: the whole remaining field at one final table when it fits;
+    else tables dealt out serpentine by standing (1st, 2nd, ... then back), so
+    the strongest meet late. Byes (when the field cannot be seated) go to the
+    best-standing entrants and advance."""
+    if len(order) <= table_size:
+        return [list(order)], []
+    sizes, bye_count = table_sizes(len(order), table_size, min_table_size)
+    byes = list(order[:bye_count])
+    field = list(order[bye_count:])
+    tables: list[list[str]] = [[] for _ in sizes]
+    snake = list(range(len(sizes))) + list(reversed(range(len(sizes))))
+    entrants = iter(field)
+    while sum(map(len, tables)) < len(field):
+        for t in snake:
+            if len(tables[t]) < sizes[t] and sum(map(len, tables)) < len(field):
+                tables[t].append(next(entrants))
+    return tables, byes
+
+
+def knockout_field_after(sizes: Sequence[int], byes: int, advance: int, min_table_size: int) -> int:
+    """How many go through a round (never fewer than a table's minimum)."""
+    return max(min_table_size, sum(min(advance, size - 1) for size in sizes) + byes)
+
+
+def knockout_rounds(n: int, table_size: int, min_table_size: int, advance: int) -> int:
+    rounds = 1
+    while n > table_size:
+        sizes, byes = table_sizes(n, table_size, min_table_size)
+        n = knockout_field_after(sizes, byes, advance, min_table_size)
+        rounds += 1
+    return rounds
