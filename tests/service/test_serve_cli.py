@@ -1,0 +1,195 @@
+"""`hanamichi serve` on a machine without DATABASE_URL/REDIS_URL, as a real
+child process: it starts embedded PostgreSQL and Redis, says where it listens
+and where its data lives, is ready, stops everything it started on SIGTERM
+and on Ctrl-C (SIGINT), and a second start finds the data of the first."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) != 0
+
+
+def _pick_port(first: int, last: int) -> int:
+    # A spread by pid keeps concurrent runs apart; below 32768 (ENVIRONMENT.md).
+    span = last - first + 1
+    for i in range(span):
+        port = first + (os.getpid() + i) % span
+        if _free(port):
+            return port
+    raise RuntimeError(f"no free port in {first}-{last}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _processes_of(data_dir: Path, redis_port: int) -> list[str]:
+    """Command lines of live postgres/redis-server processes of this data folder."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or not _alive(int(entry.name)):
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if ("postgres" in cmdline and str(data_dir) in cmdline) or ("redis-server" in cmdline and f":{redis_port}" in cmdline):
+            found.append(cmdline)
+    return found
+
+
+class Serve:
+    def __init__(self, cwd: Path, env: dict[str, str], port: int) -> None:
+        script = Path(sys.executable).parent / "hanamichi"
+        command = [str(script)] if script.exists() else [sys.executable, "-m", "services.cli"]
+        self.base_url = f"http://127.0.0.1:{port}"
+        self.lines: list[str] = []
+        self.proc = subprocess.Popen(
+            [*command, "serve", "--port", str(port)], cwd=cwd, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    @property
+    def output(self) -> str:
+        return "\n".join(self.lines)
+
+    def wait_ready(self, timeout: float = 20) -> httpx.Response:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc.poll() is None, f"serve exited with {self.proc.returncode}:\n{self.output}"
+            try:
+                r = httpx.get(self.base_url + "/ready", timeout=1)
+                if r.status_code == 200:
+                    return r
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        raise AssertionError(f"serve not ready after {timeout} s:\n{self.output}")
+
+    def stop(self, sig: int, timeout: float = 20) -> int:
+        self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise AssertionError(f"serve did not stop on signal {sig}:\n{self.output}")
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _server_pids(data_dir: Path) -> tuple[int, int]:
+    postmaster = int((data_dir / "postgres" / "postmaster.pid").read_text().split()[0])
+    redis = int((data_dir / "redis" / "redis.pid").read_text().strip())
+    return postmaster, redis
+
+
+def _wait_gone(pids: tuple[int, ...], timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def test_serve_starts_embedded_servers_stops_them_and_keeps_the_data(tmp_path):
+    data_dir = (tmp_path / "data").resolve()
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    api_port = _pick_port(18950, 18999)
+    redis_port = _pick_port(16400, 16499)
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update(HANAMICHI_DATA=str(data_dir), HANAMICHI_REDIS_PORT=str(redis_port), PYTHONPATH=str(ROOT))
+
+    # First start: empty data folder.
+    serve = Serve(cwd, env, api_port)
+    try:
+        ready = serve.wait_ready()
+        assert ready.json() == {"status": "ready", "postgres": "ok", "redis": "ok"}
+        assert f"listening on http://127.0.0.1:{api_port}" in serve.output
+        assert f"data in {data_dir}" in serve.output
+        assert f"redis://127.0.0.1:{redis_port}" in serve.output
+        assert (data_dir / "postgres" / "PG_VERSION").exists()
+        pids = _server_pids(data_dir)
+        assert all(_alive(p) for p in pids)
+
+        http = httpx.Client(base_url=serve.base_url, timeout=10)
+        r = http.post("/api/v1/players", json={"name": "kaori"})
+        assert r.status_code == 201, r.text
+        token = r.json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        r = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": 4}, headers=auth)
+        assert r.status_code == 201, r.text
+        game_id = r.json()["game_id"]
+        r = http.post(f"/api/v1/games/{game_id}/seats", json={"seat": 0}, headers=auth)
+        assert r.status_code == 200, r.text
+        before = r.json()
+        http.close()
+
+        # SIGTERM: the API, PostgreSQL and Redis all stop.
+        assert serve.stop(signal.SIGTERM) == 0, serve.output
+        assert "embedded servers stopped" in serve.output
+        _wait_gone(pids)
+        assert not any(_alive(p) for p in pids)
+        assert _processes_of(data_dir, redis_port) == []
+        assert _free(api_port) and _free(redis_port)
+    finally:
+        serve.kill()
+        _stop_leftovers(data_dir)
+
+    # Second start on the same data; the player's token still works.
+    serve = Serve(cwd, env, api_port)
+    try:
+        serve.wait_ready()
+        pids = _server_pids(data_dir)
+        with httpx.Client(base_url=serve.base_url, timeout=10) as http:
+            r = http.get(f"/api/v1/games/{game_id}", headers=auth)
+            assert r.status_code == 200, r.text
+            after = r.json()
+            assert after["your_seat"] == 0
+            assert after["seats"][0]["name"] == "kaori"
+            assert after["version"] == before["version"]
+            assert http.get(f"/api/v1/games/{game_id}", headers={"Authorization": "Bearer nope"}).status_code == 401
+
+        # Ctrl-C: the same clean stop.
+        assert serve.stop(signal.SIGINT) == 0, serve.output
+        assert "embedded servers stopped" in serve.output
+        _wait_gone(pids)
+        assert _processes_of(data_dir, redis_port) == []
+        assert _free(api_port) and _free(redis_port)
+    finally:
+        serve.kill()
+        _stop_leftovers(data_dir)
+
+
+def _stop_leftovers(data_dir: Path) -> None:
+    """After a failed run: stop servers a killed `serve` left behind."""
+    for path, sig in ((data_dir / "postgres" / "postmaster.pid", signal.SIGINT), (data_dir / "redis" / "redis.pid", signal.SIGTERM)):
+        try:
+            os.kill(int(path.read_text().split()[0]), sig)  # SIGINT: PostgreSQL's fast shutdown
+        except (OSError, ValueError, IndexError):
+            pass
