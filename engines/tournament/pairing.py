@@ -287,8 +287,10 @@ def _round_robin(
         plan.append((tables, byes))
 
     # Annealing over the whole schedule: swap two entrants of one round's
-    # tables; the cost is the sum of squared pair meetings, which is lowest
-    # when meetings are spread evenly.
+    # tables; the cost is the sum over pairs of meetings cubed, lowest when
+    # meetings are spread evenly (cubes, not squares, so that one pair
+    # meeting 3 times costs more than one more pair never meeting).
+    up = [(c + 1) ** 3 - c**3 for c in range(rounds + 2)]  # cost of one more meeting
     multi = [r for r, (tables, _) in enumerate(plan) if len(tables) > 1]
     if multi:
         temperature = 1.0
@@ -302,12 +304,10 @@ def _round_robin(
             delta = 0
             for m in tables[x]:
                 if m != a:
-                    delta += 2 * (count[b][m] + 1) ** 2 - 2 * count[b][m] ** 2  # b joins m
-                    delta += 2 * (count[a][m] - 1) ** 2 - 2 * count[a][m] ** 2  # a leaves m
+                    delta += up[count[b][m]] - up[count[a][m] - 1]  # b joins m, a leaves
             for m in tables[y]:
                 if m != b:
-                    delta += 2 * (count[a][m] + 1) ** 2 - 2 * count[a][m] ** 2
-                    delta += 2 * (count[b][m] - 1) ** 2 - 2 * count[b][m] ** 2
+                    delta += up[count[a][m]] - up[count[b][m] - 1]
             if delta <= 0 or rng.random() < math.exp(-delta / temperature):
                 for m in tables[x]:
                     if m != a:
