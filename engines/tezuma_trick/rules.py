@@ -65,9 +65,11 @@ def start(players: int, options: Options, chance: Chance) -> list:
     if options.redeal_each_hand:
         keys = [f"-{hand}" for hand in range(1, players + 1)]
     else:
-        keys = [""] * players  # TT-3: the same face-up cards every hand
+        keys = [""]  # TT-3: the same face-up cards every hand
     bid_rows = tuple(tuple(chance.shuffled(f"bids{key}", bid_ids)[:face_up]) for key in keys)
     ability_rows = tuple(tuple(chance.shuffled(f"abilities{key}", ability_ids)[:face_up]) for key in keys)
+    if len(keys) == 1:
+        bid_rows, ability_rows = bid_rows * players, ability_rows * players
     started = Started(
         players=players,
         options=options,
