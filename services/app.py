@@ -6,21 +6,15 @@ from __future__ import annotations
 import logging
 from contextlib import asynccontextmanager
 
-import redis.asyncio as aioredis
 from litestar import Litestar, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import OpenAPIConfig
 
 from services.config import Settings
-from services.db import create_pool
 from services.errors import ServiceError
-from services.eventstore import EventStore
-from services.fanout import Hub, Publisher
-from services.games import GameService
-from services.housebots import HouseBots
 from services.http import ROUTES
-from services.players import Players
-from services.tables import TableCache
+from services.http_tournaments import ROUTES as TOURNAMENT_ROUTES
+from services.runtime import Runtime
 
 log = logging.getLogger("hanamichi")
 
@@ -56,32 +50,18 @@ def _internal_error(request: Request, exc: Exception) -> Response:
 def create_app(settings: Settings) -> Litestar:
     @asynccontextmanager
     async def lifespan(app: Litestar):
-        state = app.state
-        pool = await create_pool(settings.database_url, settings.pool_size)
-        redis = aioredis.from_url(settings.redis_url)
-        store = EventStore(pool)
-        publisher = Publisher(redis)
-        hub = Hub(redis, store, settings.resync_interval_s)
-        tables = TableCache(pool, store)
-        games = GameService(pool, store, publisher, tables, known_version=hub.latest_version)
-        bots = HouseBots(games, settings.bot_delay_ms)
-        state.update(
-            settings=settings, pool=pool, redis=redis, store=store, publisher=publisher, hub=hub,
-            tables=tables, games=games, players=Players(pool), bots=bots,
+        runtime = await Runtime.open(settings)
+        app.state.update(
+            settings=settings, runtime=runtime, pool=runtime.pool, redis=runtime.redis, hub=runtime.hub,
+            games=runtime.games, players=runtime.players, tournaments=runtime.tournaments,
         )
-        hub.start()
-        await bots.resume_all()
         try:
             yield
         finally:
-            await bots.close()
-            await hub.close()
-            await publisher.close()
-            await redis.aclose()
-            await pool.close()
+            await runtime.close()
 
     return Litestar(
-        route_handlers=ROUTES,
+        route_handlers=[*ROUTES, *TOURNAMENT_ROUTES],
         lifespan=[lifespan],
         request_max_body_size=settings.max_body_bytes,
         exception_handlers={

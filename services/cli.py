@@ -105,6 +105,54 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _settings_with_servers():
+    """Settings from the environment, with embedded servers where no URL is set."""
+    from dataclasses import replace
+
+    from services.config import Settings
+
+    settings = Settings.from_env()
+    database_url, redis_url, embedded = resolve_servers(settings.data_dir)
+    return replace(settings, database_url=database_url, redis_url=redis_url), embedded
+
+
+def _worker(args: argparse.Namespace) -> int:
+    from workers.main import run_worker
+
+    settings, embedded = _settings_with_servers()
+    print("hanamichi: worker started (tournaments, deadlines, ratings)", flush=True)
+    try:
+        run_worker(settings)
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    return 0
+
+
+def _ratings(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from services.db import create_pool
+    from services.ratings import rebuild
+
+    settings, embedded = _settings_with_servers()
+
+    async def run() -> dict:
+        pool = await create_pool(settings.database_url, 2)
+        try:
+            return await rebuild(pool, write=args.write)
+        finally:
+            await pool.close()
+
+    try:
+        report = asyncio.run(run())
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    print(json.dumps(report))
+    return 0 if report["equal"] or args.write else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     parser = argparse.ArgumentParser(prog="hanamichi", description="Hanamichi: online tournaments for card games")
@@ -130,6 +178,15 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--log-level", default="warning")
     serve.set_defaults(run=_serve)
+
+    worker = sub.add_parser("worker", help="run an arq worker: tournaments, deadlines, ratings")
+    worker.set_defaults(run=_worker)
+
+    ratings = sub.add_parser("ratings", help="ratings maintenance")
+    ratings_sub = ratings.add_subparsers(dest="ratings_command", required=True)
+    rebuild = ratings_sub.add_parser("rebuild", help="recompute every rating from the log and compare with the stored ones")
+    rebuild.add_argument("--write", action="store_true", help="replace the stored ratings with the recomputed ones")
+    rebuild.set_defaults(run=_ratings)
 
     from services.bench import add_bench_parser
 

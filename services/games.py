@@ -75,6 +75,35 @@ class GameService:
             await self.store.create_stream(game_id, "game", conn)
         return await self.tables.get(game_id)
 
+    async def create_seated(
+        self, game_id: str, name: str, options: dict, ranked: bool, seed: int, seats: list[SeatHolder],
+        tournament_id: str | None = None, time_control: dict | None = None,
+    ) -> Table:
+        """A table whose seats are all assigned (tournaments), started at once.
+        Idempotent: creating it again finds the existing table."""
+        game = get_game(name)
+        async with self.pool.acquire() as conn, conn.transaction():
+            created = await conn.fetchval(
+                "INSERT INTO games (game_id, game, players, options, ranked, seed, tournament_id, time_control)"
+                " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7, $8::jsonb)"
+                " ON CONFLICT (game_id) DO NOTHING RETURNING true",
+                game_id, game.name, len(seats), msgspec.json.encode(options).decode(), ranked, seed,
+                tournament_id, msgspec.json.encode(time_control).decode() if time_control else None,
+            )
+            if created:
+                await self.store.create_stream(game_id, "game", conn)
+                await conn.executemany(
+                    "INSERT INTO seats (game_id, seat, player_id, bot) VALUES ($1::text::uuid, $2, $3::text::uuid, $4)",
+                    [(game_id, h.seat, h.player_id, h.bot) for h in seats],
+                )
+        table = await self.tables.get(game_id)
+        if table.state is None:
+            async with table.lock:
+                await self.refresh(table)
+                if table.state is None:
+                    await self._start(table)
+        return table
+
     async def take_seat(self, player: Player, game_id: str, seat: int | None) -> Table:
         table = await self.tables.get(game_id)
         if table.seat_of(player.player_id) is not None:

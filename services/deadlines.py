@@ -1,0 +1,40 @@
+"""Turn deadlines: every awaited human or agent seat of a table with a time
+control gets a job at the end of its move time; the job plays the default
+move unless the game has moved on (see GameService.play_for_seat)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from services.scheduler import Scheduler
+from services.tables import Table
+
+# Consecutive moves played for a seat before a house bot takes it over.
+STRIKE_LIMIT = 3
+
+
+def deadline_job_id(game_id: str, version: int, seat: int) -> str:
+    return f"deadline:{game_id}:{version}:{seat}"
+
+
+class Deadlines:
+    def __init__(self, scheduler: Scheduler) -> None:
+        self.scheduler = scheduler
+        self._tasks: set[asyncio.Task] = set()
+
+    def on_commit(self, table: Table, events: list) -> None:
+        if table.time_control is None or table.state is None or table.over:
+            return
+        move_s = table.time_control.get("move_ms", 30_000) / 1000
+        for seat in table.game.waiting_for(table.state):
+            holder = table.seats[seat]
+            if holder is None or holder.bot is not None:
+                continue
+            task = asyncio.ensure_future(
+                self.scheduler.enqueue(
+                    "move_deadline", table.game_id, table.version, seat,
+                    job_id=deadline_job_id(table.game_id, table.version, seat), delay_s=move_s,
+                )
+            )
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)

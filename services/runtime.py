@@ -1,0 +1,67 @@
+"""The one composition root: every long-lived part, wired once, for the API
+process (app.py's lifespan) and the worker process (workers/) alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+
+from services.config import Settings
+from services.db import create_pool
+from services.deadlines import Deadlines
+from services.eventstore import EventStore
+from services.fanout import Hub, Publisher
+from services.games import GameService
+from services.housebots import HouseBots
+from services.players import Players
+from services.scheduler import Scheduler
+from services.tables import TableCache
+from services.tournaments import TournamentService
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    pool: object
+    redis: aioredis.Redis
+    store: EventStore
+    publisher: Publisher
+    hub: Hub
+    tables: TableCache
+    games: GameService
+    bots: HouseBots
+    players: Players
+    scheduler: Scheduler
+    deadlines: Deadlines
+    tournaments: TournamentService
+
+    @classmethod
+    async def open(cls, settings: Settings) -> "Runtime":
+        pool = await create_pool(settings.database_url, settings.pool_size)
+        redis = aioredis.from_url(settings.redis_url)
+        store = EventStore(pool)
+        publisher = Publisher(redis)
+        hub = Hub(redis, store, settings.resync_interval_s)
+        tables = TableCache(pool, store)
+        games = GameService(pool, store, publisher, tables, known_version=hub.latest_version)
+        scheduler = await Scheduler.connect(settings.redis_url)
+        deadlines = Deadlines(scheduler)
+        games.on_commit.append(deadlines.on_commit)
+        runtime = cls(
+            settings=settings, pool=pool, redis=redis, store=store, publisher=publisher, hub=hub,
+            tables=tables, games=games, bots=HouseBots(games, settings.bot_delay_ms), players=Players(pool),
+            scheduler=scheduler, deadlines=deadlines,
+            tournaments=TournamentService(pool, store, publisher, games, scheduler),
+        )
+        hub.start()
+        await runtime.bots.resume_all()
+        return runtime
+
+    async def close(self) -> None:
+        await self.bots.close()
+        await self.hub.close()
+        await self.publisher.close()
+        await self.scheduler.close()
+        await self.redis.aclose()
+        await self.pool.close()

@@ -1,0 +1,36 @@
+"""The worker's jobs. Each is idempotent: the event log decides whether
+anything is left to do, so a job run twice, or re-run after a worker was
+killed, changes nothing twice."""
+
+from __future__ import annotations
+
+import logging
+
+from services.deadlines import STRIKE_LIMIT
+from services.runtime import Runtime
+
+log = logging.getLogger("hanamichi.worker")
+
+
+def _rt(ctx: dict) -> Runtime:
+    return ctx["runtime"]
+
+
+async def start_tournament(ctx: dict, tournament_id: str) -> int:
+    return len(await _rt(ctx).tournaments.start(tournament_id))
+
+
+async def record_table(ctx: dict, game_id: str) -> int:
+    return len(await _rt(ctx).tournaments.record_table(game_id))
+
+
+async def move_deadline(ctx: dict, game_id: str, version: int, seat: int) -> bool:
+    """The seat's time ran out at `version`: play the default move for it."""
+    return await _rt(ctx).games.play_for_seat(game_id, seat, "timeout", due_version=version, strike_limit=STRIKE_LIMIT)
+
+
+async def reconcile(ctx: dict) -> dict:
+    return await _rt(ctx).tournaments.reconcile()
+
+
+FUNCTIONS = [start_tournament, record_table, move_deadline]
