@@ -59,58 +59,64 @@ def repeats(tables: Sequence[Sequence[str]], met: Mapping[Pair, int]) -> int:
 # --- swiss ---------------------------------------------------------------------------
 
 
-class _OutOfNodes(Exception):
-    pass
-
-
-def _search(order: Sequence[str], sizes: Sequence[int], cost: list[list[int]], budget: int, limit: int):
-    """Depth-first, in standing order: each table opens with the best unseated
-    entrant and takes the next ones that keep the repeats within `budget`.
-    The first solution found is the one closest to the standing order."""
+def _search(order: Sequence[str], sizes: Sequence[int], cost: list[list[int]], bound: int, limit: int):
+    """Branch and bound, depth-first in standing order: each table opens with
+    the best unseated entrant and takes the next ones in order. Returns
+    (repeats, tables) of the first partition in that order with the fewest
+    repeats below `bound` (None if there is none), and whether the search
+    finished within `limit` steps (if not, the best found so far)."""
     n = len(order)
     seated = [False] * n
     tables: list[list[int]] = []
+    best: list = [bound, None]
     nodes = 0
 
-    def fill(t: int, members: list[int], start: int, spent: int) -> bool:
+    class Out(Exception):
+        pass
+
+    def fill(t: int, members: list[int], start: int, spent: int) -> None:
         nonlocal nodes
         if len(members) == sizes[t]:
             tables.append(list(members))
-            if place(t + 1, spent):
-                return True
+            place(t + 1, spent)
             tables.pop()
-            return False
+            return
         need = sizes[t] - len(members)
         for j in range(start, n):
+            if n - j < need:  # not enough entrants left after j
+                break
             if seated[j]:
                 continue
-            if n - j < need:  # not enough entrants left after j (upper bound)
-                break
-            extra = sum(cost[j][m] for m in members)
-            if spent + extra > budget:
+            spent_j = spent + sum(cost[j][m] for m in members)
+            if spent_j >= best[0]:
                 continue
             nodes += 1
             if nodes > limit:
-                raise _OutOfNodes
+                raise Out
             seated[j] = True
             members.append(j)
-            if fill(t, members, j + 1, spent + extra):
-                return True
+            fill(t, members, j + 1, spent_j)
             members.pop()
             seated[j] = False
-        return False
+            if best[0] == 0:
+                return
 
-    def place(t: int, spent: int) -> bool:
+    def place(t: int, spent: int) -> None:
         if t == len(sizes):
-            return True
+            best[0], best[1] = spent, [list(x) for x in tables]
+            return
         first = seated.index(False)
         seated[first] = True
-        if fill(t, [first], first + 1, spent):
-            return True
+        fill(t, [first], first + 1, spent)
         seated[first] = False
-        return False
 
-    return [[order[i] for i in table] for table in tables] if place(0, 0) else None
+    complete = True
+    try:
+        place(0, 0)
+    except Out:
+        complete = False
+    found = None if best[1] is None else [[order[i] for i in table] for table in best[1]]
+    return (best[0], found), complete
 
 
 def _greedy(order: Sequence[str], sizes: Sequence[int], cost: list[list[int]]) -> list[list[str]]:
@@ -143,7 +149,9 @@ def _greedy(order: Sequence[str], sizes: Sequence[int], cost: list[list[int]]) -
                             improved = True
                         else:
                             tables[x][i], tables[y][j] = tables[y][j], tables[x][i]
-    return [sorted((order[i] for i in t), key=order.index) for t in tables]
+    rank = {e: i for i, e in enumerate(order)}
+    out = [sorted((order[i] for i in t), key=rank.__getitem__) for t in tables]
+    return sorted(out, key=lambda t: rank[t[0]])
 
 
 def swiss_groups(
@@ -159,10 +167,10 @@ def swiss_groups(
     `order` is the field in standing order. Byes (only when the field cannot be
     seated, see the module doc) go to the lowest-standing entrants with the
     fewest byes so far. The tables are the partition with the fewest repeated
-    meetings, found by a depth-first search in standing order with a growing
-    repeat budget (0, 1, 2, ...): with a budget of 0 found, nobody meets an
-    earlier opponent. Past `node_limit` search steps per budget (only in big,
-    late rounds) a greedy fill with a swap pass takes over."""
+    meetings: a depth-first search in standing order, first for no repeats at
+    all (the first such partition in standing order), then branch and bound
+    under a greedy fill's count. Past `node_limit` search steps (big fields,
+    late rounds) the best partition found so far is taken."""
     sizes, bye_count = table_sizes(len(order), table_size, min_table_size)
     byes_had = byes_had or {}
     rank = {e: i for i, e in enumerate(order)}
@@ -170,19 +178,15 @@ def swiss_groups(
     field = [e for e in order if e not in set(byes)]
     byes.sort(key=rank.__getitem__)
     cost = [[met.get(pair(a, b), 0) if a != b else 0 for b in field] for a in field]
-    ceiling = sum(cost[a][b] for a in range(len(field)) for b in range(a + 1, len(field)))
-    misses = 0
-    budget = 0
-    while budget <= ceiling and misses < 3:
-        try:
-            found = _search(field, sizes, cost, budget, node_limit)
-        except _OutOfNodes:
-            misses += 1
-            found = None
-        if found is not None:
-            return found, byes
-        budget += 1
-    return _greedy(field, sizes, cost), byes
+    # Nobody meets an earlier opponent, if that can be had (the usual case).
+    (spent, found), complete = _search(field, sizes, cost, 1, node_limit)
+    if found is not None:
+        return found, byes
+    # Else the fewest repeats: bounded by a greedy fill, which also stands in
+    # when the search runs out of steps (big fields, late rounds).
+    greedy = _greedy(field, sizes, cost)
+    (spent, found), _ = _search(field, sizes, cost, repeats(greedy, met), node_limit)
+    return (found if found is not None else greedy), byes
 
 
 def seat(
