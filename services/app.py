@@ -12,8 +12,8 @@ from litestar.openapi import OpenAPIConfig
 
 from services.config import Settings
 from services.errors import ServiceError
-from services.http import ROUTES
-from services.http_tournaments import ROUTES as TOURNAMENT_ROUTES
+from services.routes_games import ROUTES
+from services.routes_tournaments import ROUTES as TOURNAMENT_ROUTES
 from services.runtime import Runtime
 
 log = logging.getLogger("hanamichi")
@@ -42,6 +42,10 @@ def _http_error(request: Request, exc: HTTPException) -> Response:
     return Response({"code": code, "message": str(exc.detail)}, status_code=exc.status_code)
 
 
+def _too_deep(request: Request, exc: RecursionError) -> Response:
+    return Response({"code": "bad_request", "message": "the JSON body is nested too deeply"}, status_code=400)
+
+
 def _internal_error(request: Request, exc: Exception) -> Response:
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return Response({"code": "internal_error", "message": "something went wrong on our side"}, status_code=500)
@@ -68,6 +72,7 @@ def create_app(settings: Settings) -> Litestar:
             ServiceError: _service_error,
             ValidationException: _validation_error,
             HTTPException: _http_error,
+            RecursionError: _too_deep,
             Exception: _internal_error,
         },
         openapi_config=OpenAPIConfig(title="Hanamichi", version="1", path="/schema"),

@@ -150,6 +150,14 @@ class EventStore:
                     _APPEND_SQL, ids, expected, new_versions,
                     e_ids, e_versions, e_types, e_data, c_ids, c_commands, c_outcomes,
                 )
+        except (asyncpg.DataError, asyncpg.IntegrityConstraintViolationError) as exc:
+            # One bad append must not fail its neighbours: write them one by one.
+            if len(batch) > 1:
+                for item in batch:
+                    await self._write([item])
+                return
+            batch[0].done.set_exception(exc)
+            return
         except Exception as exc:  # the whole batch failed: nothing of it was written
             for item in batch:
                 if not item.done.done():

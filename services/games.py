@@ -44,7 +44,7 @@ def now_ms() -> int:
 class GameService:
     def __init__(
         self, pool, store: EventStore, publisher: Publisher, tables: TableCache,
-        known_version: Callable[[str], int] = lambda stream_id: 0,
+        known_version: Callable[[str], int] = lambda stream_id: 0, recheck_s: float = 1.0,
     ) -> None:
         self.pool = pool
         self.store = store
@@ -53,6 +53,7 @@ class GameService:
         self.on_commit: list = []  # callbacks(table, events), e.g. the bot driver
         # The newest version the fan-out has seen for a stream (Hub.latest_version).
         self.known_version = known_version
+        self.recheck_s = recheck_s
         self.commits = 0
 
     # --- lobby ---------------------------------------------------------------
@@ -168,8 +169,8 @@ class GameService:
         """Decide and append one command. `seat_or_player` is a Player (API)
         or a seat number (house bots, workers). Returns the outcome and the
         events it wrote (full; the caller redacts)."""
-        if not command_id or len(command_id) > 100:
-            raise BadRequest("bad_command_id", "command_id is 1 to 100 characters")
+        if not command_id or len(command_id) > 100 or not command_id.isprintable():
+            raise BadRequest("bad_command_id", "command_id is 1 to 100 printable characters")
         received_ms = now_ms() if received_ms is None else received_ms
         table = await self.tables.get(game_id)
         if isinstance(seat_or_player, int):
@@ -278,6 +279,7 @@ class GameService:
     async def refresh(self, table: Table) -> None:
         """Catch up with events another process appended (a cheap query),
         and with the command ids it recorded."""
+        table.checked_at = time.monotonic()
         stored = await self.store.read(table.game_id, after=table.version)
         if stored:
             table.apply_stored(stored)
@@ -348,7 +350,9 @@ class GameService:
         """A table for reading: this process's copy, refreshed from PostgreSQL
         when the fan-out says another process has written since."""
         table = await self.tables.get(game_id)
-        if self.known_version(game_id) > table.version:
+        # Another process wrote (the fan-out says so), or nobody has checked
+        # for a while (the fan-out may have missed it): catch up.
+        if self.known_version(game_id) > table.version or time.monotonic() - table.checked_at > self.recheck_s:
             await self.refresh(table)
         if table.status == "open" and table.full:
             table.status = "playing"

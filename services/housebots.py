@@ -52,6 +52,7 @@ class HouseBots:
 
     async def _drive(self, table: Table) -> None:
         asked: dict[int, int] = {}  # seat -> version it was last asked at
+        fired: tuple[int, int] | None = None  # (version, due) of the timer already fired
         try:
             while not self._closing and not table.over:
                 game, state, version = table.game, table.state, table.version
@@ -85,11 +86,12 @@ class HouseBots:
                 if table.version != version:
                     continue
                 due = game.next_timer(state)
-                if due is None:
-                    return
+                if due is None or fired == (version, due):
+                    return  # nothing more until the next commit kicks the driver
                 await asyncio.sleep(max(0, due - now_ms()) / 1000 + 0.001)
                 if table.version == version:
                     await self.games.on_timer(table.game_id)
+                    fired = (version, due)
                 asked.clear()
         except asyncio.CancelledError:
             raise

@@ -285,7 +285,9 @@ async def stream(request: Request, state: State, game_id: str, authorization: Au
     try:
         last = int(resume)
     except ValueError:
-        raise BadRequest("bad_last_event_id", "Last-Event-ID is the version of the last event you saw") from None
+        last = -1
+    if last < 0:
+        raise BadRequest("bad_last_event_id", "Last-Event-ID is the version of the last event you saw (0 or more)")
     return ServerSentEvent(_sse(state, games, table, viewer, last), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 

@@ -44,7 +44,7 @@ class Runtime:
         publisher = Publisher(redis)
         hub = Hub(redis, store, settings.resync_interval_s)
         tables = TableCache(pool, store)
-        games = GameService(pool, store, publisher, tables, known_version=hub.latest_version)
+        games = GameService(pool, store, publisher, tables, known_version=hub.latest_version, recheck_s=settings.resync_interval_s)
         scheduler = await Scheduler.connect(settings.redis_url)
         deadlines = Deadlines(scheduler)
         games.on_commit.append(deadlines.on_commit)

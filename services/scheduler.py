@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 
-from arq.connections import ArqRedis, RedisSettings, create_pool
+from arq.connections import ArqRedis, RedisSettings
 
 from services import constants as K
 
@@ -24,7 +24,10 @@ class Scheduler:
 
     @classmethod
     async def connect(cls, redis_url: str) -> "Scheduler":
-        return cls(await create_pool(redis_settings(redis_url), default_queue_name=K.ARQ_QUEUE))
+        # No ping: the API must start (and serve from PostgreSQL) with Redis down.
+        from redis.asyncio import ConnectionPool
+
+        return cls(ArqRedis(ConnectionPool.from_url(redis_url), default_queue_name=K.ARQ_QUEUE))
 
     async def enqueue(self, job: str, *args, job_id: str, delay_s: float = 0.0) -> None:
         try:

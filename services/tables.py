@@ -72,6 +72,7 @@ class Table:
     strikes: dict[int, int] = field(default_factory=dict)  # seat -> moves played for it in a row
     time_control: dict | None = None  # {"move_ms": ...} when moves have deadlines
     tournament_id: str | None = None
+    checked_at: float = 0.0  # monotonic time of the last catch-up with PostgreSQL
 
     def seat_of(self, player_id: str | None) -> int | None:
         if player_id is None:

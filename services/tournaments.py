@@ -47,6 +47,16 @@ class Loaded:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
+def _apply(loaded: Loaded, first: int, events: list) -> None:
+    """Fold in events from version `first`, skipping any a concurrent
+    reader already brought in from PostgreSQL."""
+    for version, event in enumerate(events, start=first):
+        if version == loaded.version + 1:
+            loaded.state = tn.evolve(loaded.state, event)
+            loaded.events.append(event)
+            loaded.version = version
+
+
 class TournamentService:
     def __init__(self, pool, store: EventStore, publisher: Publisher, games: GameService, scheduler: Scheduler) -> None:
         self.pool = pool
@@ -74,13 +84,8 @@ class TournamentService:
 
     async def _refresh(self, loaded: Loaded) -> None:
         stored = await self.store.read(loaded.tournament_id, after=loaded.version)
-        for s in stored:
-            if s.version != loaded.version + 1:
-                continue
-            event = _decoder.decode(s.data)
-            loaded.state = tn.evolve(loaded.state, event)
-            loaded.events.append(event)
-            loaded.version = s.version
+        if stored:
+            _apply(loaded, stored[0].version, [_decoder.decode(s.data) for s in stored])
 
     # --- commands ------------------------------------------------------------------
 
@@ -159,10 +164,7 @@ class TournamentService:
                     await self.store.append(tournament_id, loaded.version, encoded)
                 except VersionConflict:
                     continue
-                for event in events:
-                    loaded.state = tn.evolve(loaded.state, event)
-                    loaded.events.append(event)
-                loaded.version += len(events)
+                _apply(loaded, first, events)
                 self.publisher.publish(Notice(tournament_id, first, loaded.version))
             await self._after(tournament_id, events)
             return events
