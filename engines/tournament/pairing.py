@@ -177,16 +177,45 @@ def swiss_groups(
     byes = sorted(order, key=lambda e: (byes_had.get(e, 0), -rank[e]))[:bye_count]
     field = [e for e in order if e not in set(byes)]
     byes.sort(key=rank.__getitem__)
+    # The search recurses once per seat, so big fields are split into blocks
+    # of consecutive standing (about BLOCK entrants, whole tables), each
+    # paired on its own: swiss pairs near equals anyway, and Python's stack
+    # stays bounded whatever the field size.
+    tables: list[list[str]] = []
+    start = 0
+    for block in _blocks(sizes, BLOCK):
+        count = sum(block)
+        tables += _partition(field[start : start + count], block, met, node_limit)
+        start += count
+    return tables, byes
+
+
+BLOCK = 64
+
+
+def _blocks(sizes: Sequence[int], block: int) -> list[list[int]]:
+    """Table sizes cut into runs of about `block` seats; a short tail joins the last run."""
+    runs: list[list[int]] = [[]]
+    for size in sizes:
+        if sum(runs[-1]) >= block:
+            runs.append([])
+        runs[-1].append(size)
+    if len(runs) > 1 and sum(runs[-1]) < block // 2:
+        runs[-2] += runs.pop()
+    return runs
+
+
+def _partition(field: Sequence[str], sizes: Sequence[int], met: Mapping[Pair, int], node_limit: int) -> list[list[str]]:
     cost = [[met.get(pair(a, b), 0) if a != b else 0 for b in field] for a in field]
     # Nobody meets an earlier opponent, if that can be had (the usual case).
     (spent, found), complete = _search(field, sizes, cost, 1, node_limit)
     if found is not None:
-        return found, byes
+        return found
     # Else the fewest repeats: bounded by a greedy fill, which also stands in
-    # when the search runs out of steps (big fields, late rounds).
+    # when the search runs out of steps (late rounds).
     greedy = _greedy(field, sizes, cost)
     (spent, found), _ = _search(field, sizes, cost, repeats(greedy, met), node_limit)
-    return (found if found is not None else greedy), byes
+    return found if found is not None else greedy
 
 
 def seat(
