@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -87,8 +88,11 @@ def _serve(args: argparse.Namespace) -> int:
         given = [name for name in ("DATABASE_URL", "REDIS_URL") if os.environ.get(name)]
         if given:
             print(f"hanamichi: using {' and '.join(given)} from the environment", flush=True)
-        # Background workers (`hanamichi worker`) start here, as child processes
-        # with the same DATABASE_URL/REDIS_URL, appended to `children`.
+        # The arq worker (tournaments, deadlines, ratings, agents) runs beside
+        # the API as a child process with the same servers.
+        if not args.no_worker:
+            env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url)
+            children.append(subprocess.Popen([sys.executable, "-m", "services.cli", "worker"], env=env))
         print(f"hanamichi: listening on http://{args.host}:{args.port} (OpenAPI at /schema)", flush=True)
         uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level, access_log=False)
     finally:
@@ -98,7 +102,11 @@ def _serve(args: argparse.Namespace) -> int:
         for child in children:
             child.terminate()
         for child in children:
-            child.wait()
+            try:
+                child.wait(30)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
         if embedded is not None:
             embedded.stop()
             print("hanamichi: embedded servers stopped", flush=True)
@@ -177,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--log-level", default="warning")
+    serve.add_argument("--no-worker", action="store_true", help="run the API only (workers run elsewhere)")
     serve.set_defaults(run=_serve)
 
     worker = sub.add_parser("worker", help="run an arq worker: tournaments, deadlines, ratings")
