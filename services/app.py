@@ -12,6 +12,8 @@ from litestar.openapi import OpenAPIConfig
 
 from services.config import Settings
 from services.errors import ServiceError
+from services.ratelimit import RateLimiter, limit_agents
+from services.routes_agents import ROUTES as AGENT_ROUTES
 from services.routes_games import ROUTES
 from services.routes_tournaments import ROUTES as TOURNAMENT_ROUTES
 from services.runtime import Runtime
@@ -58,6 +60,7 @@ def create_app(settings: Settings) -> Litestar:
         app.state.update(
             settings=settings, runtime=runtime, pool=runtime.pool, redis=runtime.redis, hub=runtime.hub,
             games=runtime.games, players=runtime.players, tournaments=runtime.tournaments,
+            agent_limiter=RateLimiter(runtime.redis, runtime.agents.settings.rate_limit, runtime.agents.settings.rate_window_s),
         )
         try:
             yield
@@ -65,8 +68,9 @@ def create_app(settings: Settings) -> Litestar:
             await runtime.close()
 
     return Litestar(
-        route_handlers=[*ROUTES, *TOURNAMENT_ROUTES],
+        route_handlers=[*ROUTES, *TOURNAMENT_ROUTES, *AGENT_ROUTES],
         lifespan=[lifespan],
+        before_request=limit_agents,
         request_max_body_size=settings.max_body_bytes,
         exception_handlers={
             ServiceError: _service_error,

@@ -18,3 +18,12 @@ ARQ_QUEUE = "hanamichi:arq"
 
 def tournament_channel(tournament_id: str) -> str:
     return f"hanamichi:tournament:{tournament_id}"
+
+
+def player_stream(player_id: str) -> str:
+    """Fan-out stream id of one player's (an agent's) own notices."""
+    return f"player:{player_id}"
+
+
+def rate_key(player_id: str, window: int) -> str:
+    return f"hanamichi:rate:{player_id}:{window}"

@@ -28,8 +28,8 @@ class Deadlines:
         move_s = table.time_control.get("move_ms", 30_000) / 1000
         for seat in table.game.waiting_for(table.state):
             holder = table.seats[seat]
-            if holder is None or holder.bot is not None:
-                continue
+            if holder is None or holder.bot is not None or holder.kind == "agent":
+                continue  # agents' turns: services/agent_dispatch.py
             task = asyncio.ensure_future(
                 self.scheduler.enqueue(
                     "move_deadline", table.game_id, table.version, seat,

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
+from services.agent_dispatch import AgentDispatch
+from services.agents import AgentService, AgentSettings
 from services.config import Settings
 from services.db import create_pool
 from services.deadlines import Deadlines
@@ -35,6 +37,7 @@ class Runtime:
     scheduler: Scheduler
     deadlines: Deadlines
     tournaments: TournamentService
+    agents: AgentService | None = None
 
     @classmethod
     async def open(cls, settings: Settings) -> "Runtime":
@@ -54,6 +57,9 @@ class Runtime:
             scheduler=scheduler, deadlines=deadlines,
             tournaments=TournamentService(pool, store, publisher, games, scheduler),
         )
+        players = runtime.players
+        runtime.agents = AgentService(pool, players, AgentSettings.from_env())
+        games.on_commit.append(AgentDispatch(runtime.agents, scheduler, publisher, runtime.agents.settings).on_commit)
         hub.start()
         await runtime.bots.resume_all()
         return runtime

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import logging
 
+from arq.worker import func
+
 from services.deadlines import STRIKE_LIMIT
 from services.runtime import Runtime
+from workers.agent_calls import agent_deadline, call_agent
 
 log = logging.getLogger("hanamichi.worker")
 
@@ -33,4 +36,9 @@ async def reconcile(ctx: dict) -> dict:
     return await _rt(ctx).tournaments.reconcile()
 
 
-FUNCTIONS = [start_tournament, record_table, move_deadline]
+# Agent calls last as long as a move's time plus the bank: their own timeout.
+# One try: if the worker dies mid-call, the call's backstop deadline plays.
+FUNCTIONS = [
+    start_tournament, record_table, move_deadline,
+    func(call_agent, name="call_agent", timeout=3600, max_tries=1), agent_deadline,
+]

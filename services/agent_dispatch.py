@@ -1,0 +1,67 @@
+"""After every commit: turns of agent seats. A push agent's awaited seat
+gets an arq job `call_agent` (workers/agent_calls.py) plus a backstop
+deadline in case the worker making the call dies; a pull agent's seat gets a
+deadline like a person's. Agents seated in a game that starts or ends get a
+notice on their own stream (GET /api/v1/agents/me/stream)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from services.agents import AgentService, AgentSettings
+from services.constants import player_stream
+from services.deadlines import deadline_job_id
+from services.fanout import Notice, Publisher
+from services.scheduler import Scheduler
+from services.tables import Table
+
+
+def agent_job_id(game_id: str, version: int, seat: int) -> str:
+    return f"agent:{game_id}:{version}:{seat}"
+
+
+class AgentDispatch:
+    def __init__(self, agents: AgentService, scheduler: Scheduler, publisher: Publisher, settings: AgentSettings) -> None:
+        self.agents = agents
+        self.scheduler = scheduler
+        self.publisher = publisher
+        self.settings = settings
+        self._tasks: set[asyncio.Task] = set()
+
+    def on_commit(self, table: Table, events: list) -> None:
+        if table.state is None:
+            return
+        holders = [h for h in table.seats if h is not None and h.kind == "agent" and h.player_id]
+        if not holders:
+            return
+        committed_ms = time.time() * 1000
+        started = table.version == len(events)  # the deal is the table's first commit
+        over = table.over
+        awaited = frozenset() if over else table.game.waiting_for(table.state)
+        for holder in holders:
+            if started or over:
+                self.publisher.publish(Notice(player_stream(holder.player_id), table.version, table.version))
+            if holder.seat in awaited and holder.bot is None:
+                task = asyncio.ensure_future(
+                    self._turn(table.game_id, table.version, holder.seat, holder.player_id, committed_ms, table.time_control)
+                )
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+    async def _turn(self, game_id: str, version: int, seat: int, player_id: str, committed_ms: float,
+                    time_control: dict | None) -> None:
+        mode = await self.agents.mode_of(player_id)
+        move_ms, bank_ms = self.settings.time_control(time_control)
+        if mode == "push":
+            await self.scheduler.enqueue(
+                "call_agent", game_id, version, seat, committed_ms, job_id=agent_job_id(game_id, version, seat)
+            )
+            # Only if the call never finished (its worker died): the call
+            # itself is bounded by move_ms plus what is left of the bank.
+            delay_ms = move_ms + bank_ms + self.settings.backstop_grace_ms
+        else:
+            delay_ms = move_ms
+        await self.scheduler.enqueue(
+            "agent_deadline", game_id, version, seat, job_id=deadline_job_id(game_id, version, seat), delay_s=delay_ms / 1000
+        )

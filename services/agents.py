@@ -1,0 +1,317 @@
+"""Bot agents: registration, endpoint safety, signatures and the time bank.
+
+An agent is a player of kind 'agent' owned by a human player. A push agent
+has an HTTPS endpoint the workers call (workers/agent_calls.py); a pull
+agent reads its own SSE stream and acts with its bot token. Protocol:
+docs/agents.md."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import ipaddress
+import os
+import secrets
+import socket
+import time
+import uuid
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from engines.core import OptionsError
+from engines.registry import get_game
+from services.errors import BadRequest, Conflict, Forbidden, NotFound, Unprocessable
+from services.players import Player, token_hash
+
+SIGNATURE_HEADER = "X-Hanamichi-Signature"
+TIMESTAMP_HEADER = "X-Hanamichi-Timestamp"
+# Reasons the service plays the default move for an agent's seat.
+REASONS = ("timeout", "invalid_response", "illegal_action", "unreachable")
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "") in ("1", "true", "yes")
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    """From the environment (read once per process)."""
+
+    allow_http: bool = False  # HANAMICHI_ALLOW_HTTP_AGENTS=1
+    allow_private: bool = False  # HANAMICHI_ALLOW_PRIVATE_AGENTS=1
+    move_ms: int = 5_000  # tables without a time control (casual games, sparring)
+    bank_ms: int = 30_000
+    strike_limit: int = 3  # consecutive moves played for a seat before a house bot takes it
+    max_response_bytes: int = 64 * 1024
+    rate_limit: int = 120  # requests per window for an agent's token (moves in its own games are free)
+    rate_window_s: int = 60
+    backstop_grace_ms: int = 5_000  # a call's deadline job fires this long after its budget
+
+    @classmethod
+    def from_env(cls) -> "AgentSettings":
+        env = os.environ
+        return cls(
+            allow_http=_flag("HANAMICHI_ALLOW_HTTP_AGENTS"),
+            allow_private=_flag("HANAMICHI_ALLOW_PRIVATE_AGENTS"),
+            move_ms=int(env.get("HANAMICHI_AGENT_MOVE_MS", "5000")),
+            bank_ms=int(env.get("HANAMICHI_AGENT_BANK_MS", "30000")),
+            strike_limit=int(env.get("HANAMICHI_AGENT_STRIKES", "3")),
+            rate_limit=int(env.get("HANAMICHI_AGENT_RATE_LIMIT", "120")),
+            rate_window_s=int(env.get("HANAMICHI_AGENT_RATE_WINDOW_S", "60")),
+        )
+
+    def time_control(self, table_tc: dict | None) -> tuple[int, int]:
+        """(move_ms, bank_ms) for a table: its own, else the agent defaults."""
+        if table_tc:
+            return int(table_tc.get("move_ms", self.move_ms)), int(table_tc.get("bank_ms", 0))
+        return self.move_ms, self.bank_ms
+
+
+@dataclass(frozen=True)
+class Agent:
+    agent_id: str
+    owner_id: str
+    name: str
+    games: tuple[str, ...]
+    mode: str  # 'push', 'pull'
+    endpoint: str | None
+    secret: str | None
+    status: str  # 'active', 'paused', 'deleted'
+    created_at: float
+
+    def public(self) -> dict:
+        return {
+            "agent_id": self.agent_id, "name": self.name, "games": list(self.games), "mode": self.mode,
+            "endpoint": self.endpoint, "status": self.status, "created_ms": int(self.created_at * 1000),
+        }
+
+
+def _agent(row) -> Agent:
+    return Agent(
+        str(row["agent_id"]), str(row["owner_id"]), row["name"], tuple(row["games"]), row["mode"],
+        row["endpoint"], row["secret"], row["status"], row["created_at"].timestamp(),
+    )
+
+
+# --- signatures ---------------------------------------------------------------
+
+def sign(secret: str, timestamp: str, body: bytes) -> str:
+    """`sha256=<hex>` of HMAC-SHA256(secret, "<timestamp>." + body)."""
+    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
+    return "sha256=" + mac.hexdigest()
+
+
+def signed_headers(secret: str, body: bytes, now_s: float | None = None) -> dict[str, str]:
+    ts = str(int(now_s if now_s is not None else time.time()))
+    return {SIGNATURE_HEADER: sign(secret, ts, body), TIMESTAMP_HEADER: ts, "Content-Type": "application/json"}
+
+
+# --- endpoint safety (no server-side request forgery) -----------------------------
+
+class EndpointRefused(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where to connect: the endpoint with its host pinned to an address
+    checked just now (so a DNS answer cannot change between check and use)."""
+
+    url: str  # the endpoint with the host replaced by the address
+    host_header: str
+    sni: str  # the name TLS checks the certificate against
+    address: str
+
+
+def parse_endpoint(endpoint: str, allow_http: bool):
+    if not isinstance(endpoint, str) or not 1 <= len(endpoint) <= 2000 or not endpoint.isprintable():
+        raise EndpointRefused("bad_endpoint", "endpoint is a URL of at most 2000 printable characters")
+    parts = urlsplit(endpoint)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise EndpointRefused("bad_endpoint", "endpoint must be an absolute https:// URL")
+    if parts.scheme == "http" and not allow_http:
+        raise EndpointRefused("endpoint_not_allowed", "endpoint must use https")
+    if parts.username or parts.password:
+        raise EndpointRefused("bad_endpoint", "endpoint must not carry credentials")
+    if parts.fragment:
+        raise EndpointRefused("bad_endpoint", "endpoint must not have a #fragment")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise EndpointRefused("bad_endpoint", "endpoint has an invalid port") from None
+    return parts, parts.hostname, port
+
+
+def address_allowed(address: str, allow_private: bool) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_multicast or ip.is_unspecified:
+        return False
+    if allow_private:
+        return True
+    return not (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or not ip.is_global)
+
+
+async def resolve_endpoint(endpoint: str, allow_http: bool, allow_private: bool) -> Target:
+    """Check an endpoint and pin it to one allowed address; refuses when any
+    address the name resolves to is not allowed."""
+    parts, host, port = parse_endpoint(endpoint, allow_http)
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        raise EndpointRefused("endpoint_unresolvable", f"cannot resolve {host}") from None
+    addresses = list(dict.fromkeys(info[4][0] for info in infos))
+    if not addresses:
+        raise EndpointRefused("endpoint_unresolvable", f"cannot resolve {host}")
+    for address in addresses:
+        if not address_allowed(address, allow_private):
+            raise EndpointRefused(
+                "endpoint_not_allowed",
+                f"{host} resolves to {address}, a private, loopback, link-local or reserved address",
+            )
+    address = addresses[0]
+    netloc_host = f"[{address}]" if ":" in address else address
+    url = parts._replace(netloc=f"{netloc_host}:{port}").geturl()
+    return Target(url, host if parts.port is None else f"{host}:{port}", host, address)
+
+
+# --- the registry -------------------------------------------------------------------
+
+class AgentService:
+    def __init__(self, pool, players, settings: AgentSettings) -> None:
+        self.pool = pool
+        self.players = players
+        self.settings = settings
+        self._modes: dict[str, str | None] = {}  # player id -> 'push'/'pull' (never changes)
+
+    async def register(self, owner: Player, name: str, games: list[str], endpoint: str | None,
+                       mode: str | None) -> tuple[Agent, str]:
+        if owner.kind != "human":
+            raise Forbidden("owner_must_be_human", "agents are registered with a person's token")
+        name = (name or "").strip()
+        if not 1 <= len(name) <= 40 or not name.isprintable():
+            raise BadRequest("bad_name", "a name is 1 to 40 printable characters")
+        if not games or len(games) > 20:
+            raise BadRequest("bad_games", "games lists 1 to 20 game names")
+        for game in games:
+            try:
+                get_game(game)
+            except OptionsError as err:
+                raise Unprocessable(err.code, err.message) from None
+        mode = mode or ("push" if endpoint else None)
+        if mode == "push":
+            if not endpoint:
+                raise BadRequest("bad_endpoint", "a push agent needs an endpoint")
+            try:
+                await resolve_endpoint(endpoint, self.settings.allow_http, self.settings.allow_private)
+            except EndpointRefused as err:
+                raise Unprocessable(err.code, err.message) from None
+            secret = "whsec_" + secrets.token_urlsafe(32)
+        elif mode == "pull":
+            if endpoint:
+                raise BadRequest("bad_mode", "a pull agent has no endpoint")
+            secret = None
+        else:
+            raise BadRequest("bad_mode", "send an endpoint (push) or mode: \"pull\"")
+        token = "hm_" + secrets.token_urlsafe(32)
+        agent_id = str(uuid.uuid4())
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                "INSERT INTO players (player_id, name, kind, token_hash) VALUES ($1::text::uuid, $2, 'agent', $3)",
+                agent_id, name, token_hash(token),
+            )
+            row = await conn.fetchrow(
+                "INSERT INTO agents (agent_id, owner_id, name, games, mode, endpoint, secret)"
+                " VALUES ($1::text::uuid, $2::text::uuid, $3, $4, $5, $6, $7) RETURNING *",
+                agent_id, owner.player_id, name, list(dict.fromkeys(games)), mode, endpoint, secret,
+            )
+        return _agent(row), token
+
+    async def get(self, agent_id: str) -> Agent | None:
+        try:
+            uuid.UUID(agent_id)
+        except ValueError:
+            return None
+        row = await self.pool.fetchrow("SELECT * FROM agents WHERE agent_id = $1::text::uuid", agent_id)
+        return _agent(row) if row else None
+
+    async def owned(self, owner: Player, agent_id: str) -> Agent:
+        agent = await self.get(agent_id)
+        if agent is None or agent.status == "deleted" or agent.owner_id != owner.player_id:
+            raise NotFound("agent_not_found", f"you have no agent {agent_id}")
+        return agent
+
+    async def of_owner(self, owner: Player) -> list[Agent]:
+        rows = await self.pool.fetch(
+            "SELECT * FROM agents WHERE owner_id = $1::text::uuid AND status <> 'deleted' ORDER BY created_at",
+            owner.player_id,
+        )
+        return [_agent(r) for r in rows]
+
+    async def set_status(self, owner: Player, agent_id: str, status: str) -> Agent:
+        agent = await self.owned(owner, agent_id)
+        row = await self.pool.fetchrow(
+            "UPDATE agents SET status = $2 WHERE agent_id = $1::text::uuid RETURNING *", agent.agent_id, status
+        )
+        return _agent(row)
+
+    async def delete(self, owner: Player, agent_id: str) -> None:
+        """The token stops working (its hash is replaced) and the agent is no
+        longer called: its seats in games in progress fail as `unreachable`
+        and pass to a house bot after the strike limit. Games already played
+        keep naming it."""
+        agent = await self.owned(owner, agent_id)
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute("UPDATE agents SET status = 'deleted' WHERE agent_id = $1::text::uuid", agent.agent_id)
+            await conn.execute(
+                "UPDATE players SET token_hash = $2 WHERE player_id = $1::text::uuid",
+                agent.agent_id, secrets.token_bytes(32),
+            )
+        forget = getattr(self.players, "_by_token", {})
+        for digest, player in list(forget.items()):
+            if player.player_id == agent.agent_id:
+                del forget[digest]
+
+    async def require_active(self, player: Player) -> Agent:
+        agent = await self.get(player.player_id)
+        if agent is None or agent.status == "deleted":
+            raise Forbidden("not_an_agent", "use an agent's bot token")
+        return agent
+
+    async def mode_of(self, player_id: str) -> str | None:
+        """'push' or 'pull' for an agent's player id (cached: it never changes)."""
+        if player_id not in self._modes:
+            mode = await self.pool.fetchval("SELECT mode FROM agents WHERE agent_id = $1::text::uuid", player_id)
+            self._modes[player_id] = mode
+        return self._modes[player_id]
+
+    def check_can_play(self, agent: Agent, game: str) -> None:
+        if agent.status != "active":
+            raise Conflict("agent_paused", "this agent is paused; resume it first")
+        if game not in agent.games:
+            raise Unprocessable("game_not_supported", f"this agent plays {', '.join(agent.games)}, not {game}")
+
+    # --- time bank and answer times (agent_turns) ---------------------------------
+
+    async def bank_left(self, game_id: str, seat: int, bank_ms: int) -> int:
+        used = await self.pool.fetchval(
+            "SELECT coalesce(sum(overdraft_ms), 0) FROM agent_turns WHERE game_id = $1::text::uuid AND seat = $2",
+            game_id, seat,
+        )
+        return max(0, bank_ms - int(used))
+
+    async def record_turn(self, game_id: str, version: int, seat: int, agent_id: str, committed_ms: float,
+                          sent_ms: float, answered_ms: float | None, done_ms: float | None, used_ms: int,
+                          overdraft_ms: int, outcome: str, detail: str = "") -> None:
+        await self.pool.execute(
+            "INSERT INTO agent_turns (game_id, version, seat, agent_id, committed_ms, sent_ms, answered_ms, done_ms,"
+            " used_ms, overdraft_ms, outcome, detail) VALUES ($1::text::uuid, $2, $3, $4::text::uuid, $5, $6, $7, $8,"
+            " $9, $10, $11, $12) ON CONFLICT DO NOTHING",
+            game_id, version, seat, agent_id, committed_ms, sent_ms, answered_ms, done_ms, used_ms, overdraft_ms,
+            outcome, detail[:500],
+        )

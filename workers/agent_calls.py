@@ -1,0 +1,162 @@
+"""Calls to push agents (arq job `call_agent`, enqueued by
+services/agent_dispatch.py when an agent's seat is awaited).
+
+One call: build the seat's payload (its own view only), sign it, POST it
+with no redirects, a size cap and a timeout of the time the seat has left
+(move time plus bank), then submit the answer like any move (command id
+`agent:<seat>:<version>`). A late, unreachable, crashing or malformed answer,
+or an illegal action, makes the service play the default move and record
+why (GameService.play_for_seat). Each call is a row of agent_turns: answer
+time and what it took from the time bank."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+import httpx
+import msgspec
+
+from services.agents import AgentSettings, EndpointRefused, resolve_endpoint, signed_headers
+from services.errors import BadRequest, Conflict, ServiceError, Unprocessable
+from services.runtime import Runtime
+
+log = logging.getLogger("hanamichi.agent_calls")
+
+
+class _Answer(msgspec.Struct):
+    action: dict
+
+
+class AgentCaller:
+    def __init__(self, runtime: Runtime, settings: AgentSettings) -> None:
+        self.rt = runtime
+        self.settings = settings
+        self.http = httpx.AsyncClient(
+            follow_redirects=False, trust_env=False,
+            limits=httpx.Limits(max_connections=2000, max_keepalive_connections=500),
+            headers={"User-Agent": "hanamichi-agent-caller/1"},
+        )
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+    async def call(self, game_id: str, version: int, seat: int, committed_ms: float) -> str:
+        games, agents = self.rt.games, self.rt.agents
+        table = await games.load(game_id)
+        if table.version < version:
+            await games.refresh(table)
+        if table.version != version or table.state is None or table.over:
+            return "stale"
+        holder = table.seats[seat]
+        if holder is None or holder.bot is not None or holder.kind != "agent" or seat not in table.game.waiting_for(table.state):
+            return "stale"
+        agent = await agents.get(holder.player_id)
+        move_ms, bank_ms = self.settings.time_control(table.time_control)
+        bank_left = await agents.bank_left(game_id, seat, bank_ms) if bank_ms else 0
+        game = table.game
+        legal = game.legal_actions(table.state, seat)
+        body = msgspec.json.encode({
+            "game": game.name, "game_id": game_id, "seat": seat, "version": version,
+            "view": game.view(table.state, seat), "legal_actions": legal,
+            "deadline_ms": move_ms, "time_bank_ms": bank_left,
+        })
+        budget_ms = move_ms + bank_left
+        sent_ms = time.time() * 1000
+        if agent is None or agent.mode != "push" or agent.status == "deleted":
+            reason, detail, raw, answered_ms = "unreachable", "the agent was deleted", None, None
+        else:
+            reason, detail, raw, answered_ms = await self._post(agent, body, budget_ms, f"{game_id}:{version}:{seat}")
+        used_ms = int((answered_ms if answered_ms is not None else time.time() * 1000) - sent_ms)
+        if reason is None:
+            try:
+                await games.act(game_id, seat, raw, f"agent:{seat}:{version}", expected_version=version,
+                                received_ms=int(answered_ms))
+                outcome = "ok"
+            except BadRequest as err:
+                reason, detail = "invalid_response", f"{err.code}: {err.message}"
+            except Conflict as err:
+                if err.code in ("version_conflict", "game_finished"):
+                    outcome = "stale"  # the backstop deadline moved first
+                else:
+                    reason, detail = "illegal_action", f"{err.code}: {err.message}"
+            except Unprocessable as err:
+                reason, detail = "illegal_action", f"{err.code}: {err.message}"
+        if reason is not None:
+            outcome = reason
+            played = await games.play_for_seat(
+                game_id, seat, reason, due_version=version, detail=detail[:200], strike_limit=self.settings.strike_limit
+            )
+            if not played:
+                outcome = "stale"
+        overdraft = bank_left if reason == "timeout" else min(bank_left, max(0, used_ms - move_ms))
+        await agents.record_turn(
+            game_id, version, seat, holder.player_id, committed_ms, sent_ms, answered_ms, time.time() * 1000,
+            min(used_ms, 2**31 - 1), overdraft, outcome, detail,
+        )
+        return outcome
+
+    async def _post(self, agent, body: bytes, budget_ms: int, delivery: str):
+        """(reason, detail, action, answered_ms); reason None when the answer is usable."""
+        settings = self.settings
+        try:
+            target = await resolve_endpoint(agent.endpoint, settings.allow_http, settings.allow_private)
+        except EndpointRefused as err:  # e.g. the name now resolves to a private address
+            return "unreachable", f"{err.code}: {err.message}", None, None
+        headers = signed_headers(agent.secret, body)
+        headers["Host"] = target.host_header
+        headers["X-Hanamichi-Delivery"] = delivery
+        extensions = {"sni_hostname": target.sni} if target.url.startswith("https:") else {}
+        cap = settings.max_response_bytes
+        try:
+            async with asyncio.timeout(max(0.001, budget_ms / 1000)):
+                async with self.http.stream("POST", target.url, content=body, headers=headers, extensions=extensions) as resp:
+                    length = resp.headers.get("content-length")
+                    if length is not None and length.isdigit() and int(length) > cap:
+                        return "invalid_response", f"answer larger than {cap} bytes", None, time.time() * 1000
+                    chunks, size = [], 0
+                    async for chunk in resp.aiter_bytes():
+                        size += len(chunk)
+                        if size > cap:
+                            return "invalid_response", f"answer larger than {cap} bytes", None, time.time() * 1000
+                        chunks.append(chunk)
+                    answered_ms = time.time() * 1000
+        except TimeoutError:
+            return "timeout", f"no answer within {budget_ms} ms", None, None
+        except httpx.TimeoutException:
+            return "timeout", f"no answer within {budget_ms} ms", None, None
+        except (httpx.TransportError, OSError) as exc:
+            return "unreachable", f"{type(exc).__name__}: {exc}"[:200], None, None
+        if resp.is_redirect:
+            return "invalid_response", f"HTTP {resp.status_code}: redirects are not followed", None, answered_ms
+        if resp.status_code != 200:
+            return "invalid_response", f"HTTP {resp.status_code}", None, answered_ms
+        try:
+            answer = msgspec.json.decode(b"".join(chunks), type=_Answer)
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
+            return "invalid_response", f"not {{\"action\": {{...}}}}: {exc}"[:200], None, answered_ms
+        return None, "", answer.action, answered_ms
+
+
+def _caller(ctx: dict) -> AgentCaller:
+    caller = ctx.get("agent_caller")
+    if caller is None:
+        caller = ctx["agent_caller"] = AgentCaller(ctx["runtime"], ctx["runtime"].agents.settings)
+    return caller
+
+
+async def call_agent(ctx: dict, game_id: str, version: int, seat: int, committed_ms: float) -> str:
+    try:
+        return await _caller(ctx).call(game_id, version, seat, committed_ms)
+    except ServiceError as err:
+        log.warning("agent call %s@%s seat %s: %s", game_id, version, seat, err.message)
+        return "error"
+
+
+async def agent_deadline(ctx: dict, game_id: str, version: int, seat: int) -> bool:
+    """A pull agent's move time ran out, or a push call never finished."""
+    rt: Runtime = ctx["runtime"]
+    return await rt.games.play_for_seat(
+        game_id, seat, "timeout", due_version=version, strike_limit=rt.agents.settings.strike_limit
+    )
