@@ -35,6 +35,9 @@ def add_bench_parser(sub) -> None:
     service.add_argument("--json", action="store_true")
     service.set_defaults(run=_bench_service)
     _add_tournament_parser(which)
+    from services.bench_agents import add_agents_parser
+
+    add_agents_parser(which)
 
 
 def _add_tournament_parser(which) -> None:

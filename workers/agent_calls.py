@@ -23,6 +23,7 @@ from services.errors import BadRequest, Conflict, ServiceError, Unprocessable
 from services.runtime import Runtime
 
 log = logging.getLogger("hanamichi.agent_calls")
+logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per agent call is too many
 
 
 class _Answer(msgspec.Struct):

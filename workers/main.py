@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 
 from arq.cron import cron
 from arq.worker import Worker
@@ -32,6 +33,9 @@ def build_worker(settings: Settings) -> Worker:
         task = ctx.get("projector_task")
         if task is not None:
             task.cancel()
+        caller = ctx.get("agent_caller")
+        if caller is not None:
+            await caller.close()
         runtime = ctx.get("runtime")
         if runtime is not None:
             await runtime.close()
@@ -46,7 +50,9 @@ def build_worker(settings: Settings) -> Worker:
         max_jobs=200,
         job_timeout=30,
         keep_result=60,
-        poll_delay=0.05,
+        # Agent calls wait for the next poll: HANAMICHI_WORKER_POLL_MS bounds
+        # the service's delay before a push agent is called.
+        poll_delay=int(os.environ.get("HANAMICHI_WORKER_POLL_MS", "5")) / 1000,
         handle_signals=True,
     )
 
