@@ -141,10 +141,19 @@ class AgentCaller:
 
 
 def _caller(ctx: dict) -> AgentCaller:
-    caller = ctx.get("agent_caller")
+    # One caller (one HTTP connection pool) per worker process: arq hands
+    # every job a fresh ctx dict, so it lives on the runtime.
+    runtime = ctx["runtime"]
+    caller = getattr(runtime, "agent_caller", None)
     if caller is None:
-        caller = ctx["agent_caller"] = AgentCaller(ctx["runtime"], ctx["runtime"].agents.settings)
+        caller = runtime.agent_caller = AgentCaller(runtime, runtime.agents.settings)
     return caller
+
+
+async def close_caller(runtime: Runtime) -> None:
+    caller = getattr(runtime, "agent_caller", None)
+    if caller is not None:
+        await caller.close()
 
 
 async def call_agent(ctx: dict, game_id: str, version: int, seat: int, committed_ms: float) -> str:

@@ -13,6 +13,7 @@ from services import constants as K
 from services.config import Settings
 from services.runtime import Runtime
 from services.scheduler import redis_settings
+from workers.agent_calls import close_caller
 from workers.jobs import FUNCTIONS, reconcile
 from services.ratings import RatingsProjector
 
@@ -33,11 +34,9 @@ def build_worker(settings: Settings) -> Worker:
         task = ctx.get("projector_task")
         if task is not None:
             task.cancel()
-        caller = ctx.get("agent_caller")
-        if caller is not None:
-            await caller.close()
         runtime = ctx.get("runtime")
         if runtime is not None:
+            await close_caller(runtime)
             await runtime.close()
 
     return Worker(
