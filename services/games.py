@@ -284,6 +284,7 @@ class GameService:
         if stored:
             table.apply_stored(stored)
             table.commands = await self.store.commands_of(table.game_id)
+            table.recount_strikes()  # a seat's own move in another process ends its run
 
     async def _commit(self, table: Table, events: list, command: tuple[str, bytes] | None, seat: int | None = None) -> None:
         """Append (expecting the table's version), fold in, publish."""

@@ -156,6 +156,14 @@ class Table:
         else:
             self.strikes.pop(seat, None)
 
+    def recount_strikes(self) -> None:
+        """Strikes from the stored commands (in log order), for a copy that
+        caught up with commands another process wrote."""
+        self.strikes = {}
+        outcomes = [(msgspec.json.decode(o), c) for c, o in self.commands.items()]
+        for outcome, command_id in sorted(outcomes, key=lambda oc: oc[0]["first"]):
+            self.note_command(command_id, outcome.get("seat"))
+
     def apply_stored(self, stored: list[StoredEvent]) -> None:
         stored = [s for s in stored if s.version > self.version]
         if stored:
@@ -234,9 +242,7 @@ class TableCache:
         )
         table.apply_stored(await self.store.read(game_id))
         table.commands = await self.store.commands_of(game_id)
-        outcomes = [(msgspec.json.decode(o), c) for c, o in table.commands.items()]
-        for outcome, command_id in sorted(outcomes, key=lambda oc: oc[0]["first"]):
-            table.note_command(command_id, outcome.get("seat"))
+        table.recount_strikes()
         return table
 
 

@@ -151,6 +151,9 @@ class TournamentService:
         for _attempt in range(5):
             async with loaded.lock:
                 await self._refresh(loaded)
+                if loaded.state is None and not isinstance(command, tn.Create):
+                    self._loaded.pop(tournament_id, None)
+                    raise NotFound("tournament_not_found", f"there is no tournament {tournament_id}")
                 try:
                     events = tn.decide(loaded.state, command, now)
                 except RuleError as err:

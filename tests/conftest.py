@@ -89,14 +89,37 @@ def database_url(servers):
 @pytest.fixture(scope="session")
 def redis_url(servers):
     _, base = servers
-    # A database index per session (1-15, picked by pid) keeps runs apart.
-    url = _redis_db(base, 1 + os.getpid() % 15)
+    # A database index per session (1-15) keeps runs apart: the arq queue and
+    # the fan-out stream have fixed names, so a worker of another run (or a
+    # bench) sharing the index would take this run's jobs. Claim an index
+    # nobody uses (empty, marked as ours), starting from one picked by pid.
     import redis
 
+    marker, token = "hanamichi:test-session", f"{os.getpid()}:{uuid.uuid4().hex}"
+    start = os.getpid() % 15
+    url = _redis_db(base, 1 + start)
+    for step in range(15):
+        candidate = _redis_db(base, 1 + (start + step) % 15)
+        client = redis.Redis.from_url(candidate)
+        try:
+            if client.set(marker, token, nx=True, ex=3600):
+                if client.dbsize() == 1:
+                    url = candidate
+                    break
+                client.delete(marker)  # somebody's data is there: leave it alone
+        finally:
+            client.close()
     client = redis.Redis.from_url(url)
     client.flushdb()
+    client.set(marker, token, ex=3600)
     client.close()
-    return url
+    yield url
+    client = redis.Redis.from_url(url)
+    try:
+        if client.get(marker) == token.encode():
+            client.flushdb()
+    finally:
+        client.close()
 
 
 class ServerProcess:
