@@ -23,6 +23,21 @@ class Deadlines:
         self._tasks: set[asyncio.Task] = set()
 
     def on_commit(self, table: Table, events: list) -> None:
+        self.schedule(table)
+
+    async def sweep(self, games) -> int:
+        """Reschedule the deadlines of every timed table still playing (the
+        worker's periodic sweep): a deadline job lost with Redis, or taken by
+        a worker that died, must not leave a table waiting forever. Job ids
+        make this a no-op while the original job is still queued."""
+        rows = await games.pool.fetch(
+            "SELECT game_id::text AS id FROM games WHERE status = 'playing' AND time_control IS NOT NULL"
+        )
+        for row in rows:
+            self.schedule(await games.load(row["id"]))
+        return len(rows)
+
+    def schedule(self, table: Table) -> None:
         if table.time_control is None or table.state is None or table.over:
             return
         move_s = table.time_control.get("move_ms", 30_000) / 1000

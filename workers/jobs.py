@@ -33,12 +33,15 @@ async def move_deadline(ctx: dict, game_id: str, version: int, seat: int) -> boo
 
 
 async def reconcile(ctx: dict) -> dict:
-    return await _rt(ctx).tournaments.reconcile()
+    runtime = _rt(ctx)
+    counts = await runtime.tournaments.reconcile()
+    counts["timed_tables"] = await runtime.deadlines.sweep(runtime.games)
+    return counts
 
 
 # Agent calls last as long as a move's time plus the bank: their own timeout.
 # One try: if the worker dies mid-call, the call's backstop deadline plays.
 FUNCTIONS = [
     start_tournament, record_table, move_deadline,
-    func(call_agent, name="call_agent", timeout=3600, max_tries=1), agent_deadline,
+    func(call_agent, name="call_agent", timeout=3600, max_tries=1, keep_result=0), agent_deadline,
 ]
