@@ -28,6 +28,9 @@ class AgentDispatch:
         self.publisher = publisher
         self.settings = settings
         self._tasks: set[asyncio.Task] = set()
+        # Set in worker processes (workers/agent_calls.py): call at once
+        # instead of through the queue.
+        self.call_directly = None
 
     def on_commit(self, table: Table, events: list) -> None:
         if table.state is None:
@@ -54,9 +57,12 @@ class AgentDispatch:
         mode = await self.agents.mode_of(player_id)
         move_ms, bank_ms = self.settings.time_control(time_control)
         if mode == "push":
-            await self.scheduler.enqueue(
-                "call_agent", game_id, version, seat, committed_ms, job_id=agent_job_id(game_id, version, seat)
-            )
+            if self.call_directly is not None:
+                self.call_directly(game_id, version, seat, committed_ms)
+            else:
+                await self.scheduler.enqueue(
+                    "call_agent", game_id, version, seat, committed_ms, job_id=agent_job_id(game_id, version, seat)
+                )
             # Only if the call never finished (its worker died): the call
             # itself is bounded by move_ms plus what is left of the bank.
             delay_ms = move_ms + bank_ms + self.settings.backstop_grace_ms

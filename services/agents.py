@@ -157,15 +157,38 @@ def address_allowed(address: str, allow_private: bool) -> bool:
     return not (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or not ip.is_global)
 
 
-async def resolve_endpoint(endpoint: str, allow_http: bool, allow_private: bool) -> Target:
-    """Check an endpoint and pin it to one allowed address; refuses when any
-    address the name resolves to is not allowed."""
-    parts, host, port = parse_endpoint(endpoint, allow_http)
+# Name -> (addresses, monotonic expiry): a name is resolved again at most
+# every RESOLVE_TTL_S; every call still checks the addresses and connects to
+# the one it checked, so a DNS answer that changes cannot slip past the check.
+RESOLVE_TTL_S = 10.0
+_resolved: dict[tuple[str, int], tuple[list[str], float]] = {}
+
+
+async def _addresses(host: str, port: int) -> list[str]:
+    try:
+        ipaddress.ip_address(host)
+        return [host]
+    except ValueError:
+        pass
+    cached = _resolved.get((host, port))
+    if cached is not None and cached[1] > time.monotonic():
+        return cached[0]
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError):
         raise EndpointRefused("endpoint_unresolvable", f"cannot resolve {host}") from None
     addresses = list(dict.fromkeys(info[4][0] for info in infos))
+    if len(_resolved) > 10_000:
+        _resolved.clear()
+    _resolved[(host, port)] = (addresses, time.monotonic() + RESOLVE_TTL_S)
+    return addresses
+
+
+async def resolve_endpoint(endpoint: str, allow_http: bool, allow_private: bool) -> Target:
+    """Check an endpoint and pin it to one allowed address; refuses when any
+    address the name resolves to is not allowed."""
+    parts, host, port = parse_endpoint(endpoint, allow_http)
+    addresses = await _addresses(host, port)
     if not addresses:
         raise EndpointRefused("endpoint_unresolvable", f"cannot resolve {host}")
     for address in addresses:
@@ -297,6 +320,16 @@ class AgentService:
             raise Unprocessable("game_not_supported", f"this agent plays {', '.join(agent.games)}, not {game}")
 
     # --- time bank and answer times (agent_turns) ---------------------------------
+
+    async def for_turn(self, agent_id: str, game_id: str, seat: int) -> tuple[Agent | None, int]:
+        """The agent and the bank time its seat has used in a game (one query)."""
+        row = await self.pool.fetchrow(
+            "SELECT a.*, (SELECT coalesce(sum(overdraft_ms), 0) FROM agent_turns t"
+            " WHERE t.game_id = $2::text::uuid AND t.seat = $3) AS bank_used"
+            " FROM agents a WHERE a.agent_id = $1::text::uuid",
+            agent_id, game_id, seat,
+        )
+        return (_agent(row), int(row["bank_used"])) if row else (None, 0)
 
     async def bank_left(self, game_id: str, seat: int, bank_ms: int) -> int:
         used = await self.pool.fetchval(

@@ -42,6 +42,7 @@ def add_agents_parser(which) -> None:
     a.add_argument("--game", default="kabuki-tricks")
     a.add_argument("--games-per-table", type=int, default=1)
     a.add_argument("--workers", type=int, default=1)
+    a.add_argument("--think-ms", type=float, default=0.0, help="each agent's thinking time before it answers")
     a.add_argument("--port", type=int, default=18960)
     a.add_argument("--agent-port", type=int, default=18961)
     a.add_argument("--worker-log", default="/tmp/hanamichi-bench-agents-worker.log")
@@ -52,7 +53,8 @@ def add_agents_parser(which) -> None:
 class AgentFarm:
     """Every bench agent behind one asyncio HTTP/1.1 server (keep-alive)."""
 
-    def __init__(self) -> None:
+    def __init__(self, think_ms: float = 0.0) -> None:
+        self.think_s = think_ms / 1000
         self.arrivals: dict[tuple[str, int, int], tuple[float, float]] = {}  # (game, version, seat) -> (received, answered)
         self.rng = random.Random(1)
 
@@ -67,6 +69,8 @@ class AgentFarm:
                 body = await reader.readexactly(length)
                 received = time.time() * 1000
                 turn = json.loads(body)
+                if self.think_s:
+                    await asyncio.sleep(self.think_s)
                 data = json.dumps({"action": self.rng.choice(turn["legal_actions"])}).encode()
                 answered = time.time() * 1000
                 self.arrivals[(turn["game_id"], turn["version"], turn["seat"])] = (received, answered)
@@ -86,7 +90,7 @@ async def run_agents_bench(args: argparse.Namespace, database_url: str, redis_ur
         HANAMICHI_ALLOW_HTTP_AGENTS="1", HANAMICHI_ALLOW_PRIVATE_AGENTS="1",
         HANAMICHI_AGENT_RATE_LIMIT="100000",
     )
-    farm = AgentFarm()
+    farm = AgentFarm(args.think_ms)
     agent_server = await asyncio.start_server(farm.handle, "127.0.0.1", args.agent_port, backlog=1024)
     server = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "--factory", "services.app:app_from_env", "--host", "127.0.0.1",
@@ -170,6 +174,7 @@ async def run_agents_bench(args: argparse.Namespace, database_url: str, redis_ur
         "tables_at_once": len(tables),
         "games": len(game_ids),
         "workers": args.workers,
+        "think_ms": args.think_ms,
         "calls": len(rows),
         "outcomes": outcomes,
         "seconds": round(elapsed, 2),

@@ -38,6 +38,7 @@ class Runtime:
     deadlines: Deadlines
     tournaments: TournamentService
     agents: AgentService | None = None
+    agent_dispatch: AgentDispatch | None = None
 
     @classmethod
     async def open(cls, settings: Settings) -> "Runtime":
@@ -59,7 +60,8 @@ class Runtime:
         )
         players = runtime.players
         runtime.agents = AgentService(pool, players, AgentSettings.from_env())
-        games.on_commit.append(AgentDispatch(runtime.agents, scheduler, publisher, runtime.agents.settings).on_commit)
+        runtime.agent_dispatch = AgentDispatch(runtime.agents, scheduler, publisher, runtime.agents.settings)
+        games.on_commit.append(runtime.agent_dispatch.on_commit)
         hub.start()
         await runtime.bots.resume_all()
         return runtime

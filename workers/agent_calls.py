@@ -39,9 +39,23 @@ class AgentCaller:
             limits=httpx.Limits(max_connections=2000, max_keepalive_connections=500),
             headers={"User-Agent": "hanamichi-agent-caller/1"},
         )
+        self._tasks: set[asyncio.Task] = set()
 
     async def close(self) -> None:
         await self.http.aclose()
+
+    def call_soon(self, game_id: str, version: int, seat: int, committed_ms: float) -> None:
+        """The direct path: a commit made in this worker calls the next
+        agent at once, without the queue (the backstop deadline still stands)."""
+        task = asyncio.ensure_future(self._call_logged(game_id, version, seat, committed_ms))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _call_logged(self, game_id: str, version: int, seat: int, committed_ms: float) -> None:
+        try:
+            await self.call(game_id, version, seat, committed_ms)
+        except Exception:
+            log.exception("agent call %s@%s seat %s failed", game_id, version, seat)
 
     async def call(self, game_id: str, version: int, seat: int, committed_ms: float) -> str:
         games, agents = self.rt.games, self.rt.agents
@@ -53,9 +67,9 @@ class AgentCaller:
         holder = table.seats[seat]
         if holder is None or holder.bot is not None or holder.kind != "agent" or seat not in table.game.waiting_for(table.state):
             return "stale"
-        agent = await agents.get(holder.player_id)
+        agent, bank_used = await agents.for_turn(holder.player_id, game_id, seat)
         move_ms, bank_ms = self.settings.time_control(table.time_control)
-        bank_left = await agents.bank_left(game_id, seat, bank_ms) if bank_ms else 0
+        bank_left = max(0, bank_ms - bank_used)
         game = table.game
         legal = game.legal_actions(table.state, seat)
         body = msgspec.json.encode({
@@ -148,6 +162,12 @@ def _caller(ctx: dict) -> AgentCaller:
     if caller is None:
         caller = runtime.agent_caller = AgentCaller(runtime, runtime.agents.settings)
     return caller
+
+
+def call_agents_directly(runtime: Runtime) -> None:
+    """In a worker: agents whose turn comes from a commit made here are
+    called from here at once (API processes enqueue `call_agent` jobs)."""
+    runtime.agent_dispatch.call_directly = _caller({"runtime": runtime}).call_soon
 
 
 async def close_caller(runtime: Runtime) -> None:

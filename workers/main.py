@@ -13,7 +13,7 @@ from services import constants as K
 from services.config import Settings
 from services.runtime import Runtime
 from services.scheduler import redis_settings
-from workers.agent_calls import close_caller
+from workers.agent_calls import call_agents_directly, close_caller
 from workers.jobs import FUNCTIONS, reconcile
 from services.ratings import RatingsProjector
 
@@ -24,6 +24,7 @@ def build_worker(settings: Settings) -> Worker:
     async def on_startup(ctx: dict) -> None:
         runtime = await Runtime.open(settings)
         ctx["runtime"] = runtime
+        call_agents_directly(runtime)
         ctx["projector"] = RatingsProjector(runtime.pool)
         ctx["projector_task"] = asyncio.create_task(ctx["projector"].run_forever())
         # Pick up whatever a stopped worker left: due starts, missing tables,
