@@ -142,9 +142,10 @@ async def leaderboard(state: State, game: str, limit: Annotated[int, Parameter(g
     rows = await state.pool.fetch(
         "SELECT * FROM ratings WHERE game = $1 ORDER BY mu - 3 * sigma DESC, rated_id LIMIT $2 * 3", game, limit
     )
-    people = [_rating_row(r) for r in rows if r["kind"] != "bot"][:limit]
+    people = [_rating_row(r) for r in rows if r["kind"] == "human"][:limit]
+    agents = [_rating_row(r) for r in rows if r["kind"] == "agent"][:limit]
     bots = [_rating_row(r) for r in rows if r["kind"] == "bot"][:limit]
-    return {"game": game, "players": people, "bots": bots, "provisional_sigma": PROVISIONAL_SIGMA}
+    return {"game": game, "players": people, "agents": agents, "bots": bots, "provisional_sigma": PROVISIONAL_SIGMA}
 
 
 @get("/api/v1/players/{player_id:str}/ratings")

@@ -1,0 +1,118 @@
+"""Agent safety: the example agent refuses forged, unsigned and replayed
+requests; the service refuses agent endpoints on private, loopback and
+link-local addresses (no server-side request forgery) unless configured."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import httpx
+import pytest
+
+from examples.agent import verify
+from services.agents import EndpointRefused, address_allowed, resolve_endpoint, sign
+from tests.conftest import free_test_port
+from tests.service.agent_harness import AgentProcess
+from tests.service.client import ApiClient
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+SECRET = "whsec_test_secret"
+TURN = {"game": "kabuki-tricks", "game_id": "g", "seat": 0, "version": 3, "view": {},
+        "legal_actions": [{"type": "play", "card": 3}, {"type": "play", "card": 7}], "deadline_ms": 500, "time_bank_ms": 0}
+
+
+async def test_example_agent_rejects_forged_unsigned_and_replayed_requests():
+    agent = AgentProcess("good", free_test_port(), SECRET)
+    try:
+        body = json.dumps(TURN).encode()
+        now = str(int(time.time()))
+        async with httpx.AsyncClient(timeout=5) as http:
+            async def post(headers):
+                return await http.post(agent.url, content=body, headers={"Content-Type": "application/json", **headers})
+
+            unsigned = await post({})
+            forged = await post({"X-Hanamichi-Timestamp": now, "X-Hanamichi-Signature": sign("whsec_other", now, body)})
+            old = str(int(time.time()) - 3600)
+            replayed = await post({"X-Hanamichi-Timestamp": old, "X-Hanamichi-Signature": sign(SECRET, old, body)})
+            tampered = await http.post(agent.url, content=body.replace(b'"seat": 0', b'"seat": 1'), headers={
+                "X-Hanamichi-Timestamp": now, "X-Hanamichi-Signature": sign(SECRET, now, body)})
+            good = await post({"X-Hanamichi-Timestamp": now, "X-Hanamichi-Signature": sign(SECRET, now, body)})
+        assert [r.status_code for r in (unsigned, forged, replayed, tampered)] == [401, 401, 401, 401]
+        assert good.status_code == 200 and good.json()["action"] in TURN["legal_actions"]
+    finally:
+        agent.stop()
+
+
+async def test_signature_is_hmac_of_timestamp_and_body():
+    # The worked example of docs/agents.md.
+    body = b'{"game":"kabuki-tricks","seat":1}'
+    signature = sign("whsec_example", "1700000000", body)
+    assert signature == "sha256=" + __import__("hmac").new(
+        b"whsec_example", b"1700000000." + body, "sha256").hexdigest()
+    assert verify("whsec_example", "1700000000", body, signature, now=1700000010)
+    assert not verify("whsec_example", "1700000000", body, signature, now=1700001000)
+
+
+@pytest.mark.parametrize("address", [
+    "127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0",
+    "::1", "fe80::1", "fc00::1", "::ffff:127.0.0.1", "224.0.0.1", "240.0.0.1",
+])
+async def test_private_loopback_link_local_and_reserved_addresses_are_refused(address):
+    assert not address_allowed(address, allow_private=False)
+
+
+async def test_public_addresses_are_allowed():
+    assert address_allowed("93.184.216.34", allow_private=False)
+    assert address_allowed("2606:2800:220:1:248:1893:25c8:1946", allow_private=False)
+
+
+async def test_resolve_pins_the_checked_address():
+    target = await resolve_endpoint("http://127.0.0.1:9/turn?x=1", allow_http=True, allow_private=True)
+    assert target.url == "http://127.0.0.1:9/turn?x=1" and target.address == "127.0.0.1"
+    with pytest.raises(EndpointRefused) as err:
+        await resolve_endpoint("https://localhost/turn", allow_http=False, allow_private=False)
+    assert err.value.code == "endpoint_not_allowed"
+    with pytest.raises(EndpointRefused) as err:
+        await resolve_endpoint("http://93.184.216.34/turn", allow_http=False, allow_private=False)
+    assert err.value.code == "endpoint_not_allowed"
+    for bad in ("ftp://example.com/", "https://user:pw@example.com/", "/relative", "https://"):
+        with pytest.raises(EndpointRefused):
+            await resolve_endpoint(bad, allow_http=True, allow_private=True)
+
+
+async def test_registration_refuses_private_endpoints_unless_allowed(server):
+    # `server` runs without HANAMICHI_ALLOW_PRIVATE_AGENTS / _HTTP_AGENTS.
+    owner = await ApiClient.register(server.base_url, "careful author")
+    for endpoint, code in [
+        ("https://127.0.0.1:9443/turn", "endpoint_not_allowed"),
+        ("https://10.0.0.7/turn", "endpoint_not_allowed"),
+        ("https://169.254.169.254/latest/meta-data", "endpoint_not_allowed"),
+        ("https://[::1]/turn", "endpoint_not_allowed"),
+        ("https://localhost/turn", "endpoint_not_allowed"),
+        ("http://93.184.216.34/turn", "endpoint_not_allowed"),  # plain http
+        ("gopher://example.com/", "bad_endpoint"),
+    ]:
+        r = await owner.post("/api/v1/agents", {"name": "a", "games": ["kabuki-tricks"], "endpoint": endpoint})
+        assert r.status_code in (400, 422) and r.json()["code"] == code, (endpoint, r.text)
+    r = await owner.post("/api/v1/agents", {"name": "a", "games": ["kabuki-tricks"]})
+    assert r.status_code == 400 and r.json()["code"] == "bad_mode"
+    r = await owner.post("/api/v1/agents", {"name": "a", "games": ["chess"], "mode": "pull"})
+    assert r.status_code == 422
+
+
+async def test_registration_accepts_a_local_endpoint_where_allowed(server_env):
+    from tests.service.agent_harness import Stack
+    from pathlib import Path
+    import tempfile
+
+    stack = Stack(server_env, Path(tempfile.mkdtemp()))
+    stack.server.start()  # the API alone is enough to register
+    try:
+        owner = await ApiClient.register(stack.base_url, "local author")
+        r = await owner.post("/api/v1/agents", {"name": "a", "games": ["kabuki-tricks"], "endpoint": "http://127.0.0.1:18999/turn"})
+        assert r.status_code == 201, r.text
+        assert r.json()["secret"].startswith("whsec_") and r.json()["token"].startswith("hm_")
+    finally:
+        stack.server.stop()
