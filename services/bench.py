@@ -13,7 +13,6 @@ import asyncio
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import time
@@ -238,21 +237,28 @@ async def run_service_bench(args: argparse.Namespace, database_url: str, redis_u
     }
 
 
-def _bench_service(args: argparse.Namespace) -> int:
+def run_bench(args: argparse.Namespace, bench) -> int:
+    """Run `bench(args, database_url, redis_url)` against DATABASE_URL/REDIS_URL
+    or embedded servers (like `serve`), then print its report."""
     from services.cli import resolve_servers
 
     database_url, redis_url, embedded = resolve_servers(Path(os.environ.get("HANAMICHI_DATA", ".hanamichi")))
     try:
-        report = asyncio.run(run_service_bench(args, database_url, redis_url))
+        report = asyncio.run(bench(args, database_url, redis_url))
     finally:
         if embedded is not None:
             embedded.stop()
     if args.json:
         print(json.dumps(report))
     else:
+        width = max(map(len, report))
         for key, value in report.items():
-            print(f"{key:>48}: {value}")
+            print(f"{key:>{width}}: {value}")
     return 0
+
+
+def _bench_service(args: argparse.Namespace) -> int:
+    return run_bench(args, run_service_bench)
 
 
 async def run_tournament_bench(args: argparse.Namespace, database_url: str, redis_url: str) -> dict:
@@ -321,17 +327,4 @@ async def run_tournament_bench(args: argparse.Namespace, database_url: str, redi
 
 
 def _bench_tournament(args: argparse.Namespace) -> int:
-    from services.cli import resolve_servers
-
-    database_url, redis_url, embedded = resolve_servers(Path(os.environ.get("HANAMICHI_DATA", ".hanamichi")))
-    try:
-        report = asyncio.run(run_tournament_bench(args, database_url, redis_url))
-    finally:
-        if embedded is not None:
-            embedded.stop()
-    if args.json:
-        print(json.dumps(report))
-    else:
-        for key, value in report.items():
-            print(f"{key:>16}: {value}")
-    return 0
+    return run_bench(args, run_tournament_bench)

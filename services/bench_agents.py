@@ -189,17 +189,6 @@ async def run_agents_bench(args: argparse.Namespace, database_url: str, redis_ur
 
 
 def _bench_agents(args: argparse.Namespace) -> int:
-    from services.cli import resolve_servers
+    from services.bench import run_bench
 
-    database_url, redis_url, embedded = resolve_servers(Path(os.environ.get("HANAMICHI_DATA", ".hanamichi")))
-    try:
-        report = asyncio.run(run_agents_bench(args, database_url, redis_url))
-    finally:
-        if embedded is not None:
-            embedded.stop()
-    if args.json:
-        print(json.dumps(report))
-    else:
-        for key, value in report.items():
-            print(f"{key:>36}: {value}")
-    return 0
+    return run_bench(args, run_agents_bench)

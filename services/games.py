@@ -16,7 +16,7 @@ import msgspec
 
 from engines.core import Ctx, OptionsError, RuleError
 from engines.registry import get_game
-from services.errors import BadRequest, Conflict, Forbidden, NotFound, Unavailable, Unprocessable
+from services.errors import BadRequest, Conflict, Forbidden, Unavailable, Unprocessable
 from services.eventstore import EventStore, VersionConflict
 from services.fanout import Notice, Publisher
 from services.players import Player
@@ -53,6 +53,7 @@ class GameService:
         self.on_commit: list = []  # callbacks(table, events), e.g. the bot driver
         # The newest version the fan-out has seen for a stream (Hub.latest_version).
         self.known_version = known_version
+
         self.recheck_s = recheck_s
         self.commits = 0
 
@@ -78,18 +79,18 @@ class GameService:
 
     async def create_seated(
         self, game_id: str, name: str, options: dict, ranked: bool, seed: int, seats: list[SeatHolder],
-        tournament_id: str | None = None, time_control: dict | None = None,
+        tournament_id: str | None = None, time_control: dict | None = None, embargoed: bool = False,
     ) -> Table:
         """A table whose seats are all assigned (tournaments), started at once.
         Idempotent: creating it again finds the existing table."""
         game = get_game(name)
         async with self.pool.acquire() as conn, conn.transaction():
             created = await conn.fetchval(
-                "INSERT INTO games (game_id, game, players, options, ranked, seed, tournament_id, time_control)"
-                " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7, $8::jsonb)"
+                "INSERT INTO games (game_id, game, players, options, ranked, seed, tournament_id, time_control, embargoed)"
+                " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7, $8::jsonb, $9)"
                 " ON CONFLICT (game_id) DO NOTHING RETURNING true",
                 game_id, game.name, len(seats), msgspec.json.encode(options).decode(), ranked, seed,
-                tournament_id, msgspec.json.encode(time_control).decode() if time_control else None,
+                tournament_id, msgspec.json.encode(time_control).decode() if time_control else None, embargoed,
             )
             if created:
                 await self.store.create_stream(game_id, "game", conn)
@@ -285,6 +286,7 @@ class GameService:
             table.apply_stored(stored)
             table.commands = await self.store.commands_of(table.game_id)
             table.recount_strikes()  # a seat's own move in another process ends its run
+            table.note_end_from_commands()
 
     async def _commit(self, table: Table, events: list, command: tuple[str, bytes] | None, seat: int | None = None) -> None:
         """Append (expecting the table's version), fold in, publish."""
@@ -357,13 +359,22 @@ class GameService:
             await self.refresh(table)
         if table.status == "open" and table.full:
             table.status = "playing"
+        await self.check_embargo(table)
         return table
+
+    async def check_embargo(self, table: Table) -> None:
+        """A withheld finished table learns when its round has ended."""
+        if table.over and table.embargo:
+            table.embargo = bool(
+                await self.pool.fetchval("SELECT embargoed FROM games WHERE game_id = $1::text::uuid", table.game_id)
+            )
+
 
     def redacted(self, table: Table, viewer: int | None, first: int, events: list) -> list[dict]:
         """Events from version `first` as `viewer` may see them (None: spectator).
         After the game every event is public in full (RULES.md, general)."""
         game, out = table.game, []
-        public = table.over
+        public = table.disclosed
         for offset, event in enumerate(events):
             seen = event if public or isinstance(event, TableEvent) else game.redact(event, viewer)
             if seen is not None:
@@ -373,12 +384,12 @@ class GameService:
     async def events_after(self, table: Table, viewer: int | None, after: int) -> list[dict]:
         if after < 0:
             raise BadRequest("bad_version", "after is a version, 0 or more")
-        return self.redacted(table, viewer, after + 1, table.events[after:])
+        return self.redacted(table, viewer, after + 1, table.events[after : table.visible_version])
 
     def replay_view(self, table: Table, player: Player | None, at: int | None, seat: int | None) -> tuple[int, Any]:
-        at = table.version if at is None else at
-        if not 0 <= at <= table.version:
-            raise BadRequest("bad_version", f"at is a version from 0 to {table.version}")
+        at = table.visible_version if at is None else at
+        if not 0 <= at <= table.visible_version:
+            raise BadRequest("bad_version", f"at is a version from 0 to {table.visible_version}")
         if seat is not None:
             if not 0 <= seat < table.players:
                 raise BadRequest("bad_seat", f"seats are numbered 0 to {table.players - 1}")
@@ -392,6 +403,8 @@ class GameService:
     def export(self, table: Table) -> bytes:
         if not table.over:
             raise Conflict("game_in_progress", "the log is exported once the game has ended")
+        if table.embargo:
+            raise Conflict("results_embargoed", "other tables are still playing these cards; the log is exported when they end")
         lines = [
             msgspec.json.encode({"version": i, "type": event_tag(e), "event": e})
             for i, e in enumerate(table.events, start=1)

@@ -16,12 +16,11 @@ from litestar.params import Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from engines.registry import available, get_game
-from services.errors import BadRequest, NotFound, Unavailable
+from services.errors import BadRequest
 from services.fanout import Notice
 from services.games import GameService, Outcome
 from services.players import Player, Players
-from services.tableevents import TableEvent
-from services.tables import Table
+from services.tables import Table, engine_events
 
 Auth = Annotated[str | None, Parameter(header="Authorization", required=False)]
 
@@ -123,7 +122,10 @@ def game_info(table: Table, player: Player | None) -> GameInfo:
     seat = table.seat_of(player.player_id) if player else None
     started = table.state is not None
     over = table.over
-    viewer = seat
+    state = table.state
+    if over and not table.disclosed:
+        # Embargoed (duplicate tournaments): the game as it stood before its end.
+        state = game.fold(engine_events(table.events[: table.visible_version]))
     return GameInfo(
         game_id=table.game_id,
         game=game.name,
@@ -143,8 +145,8 @@ def game_info(table: Table, player: Player | None) -> GameInfo:
             if started and not over and seat is not None and seat in game.to_act(table.state)
             else []
         ),
-        view=game.view(table.state, viewer) if started else None,
-        result=game.result(table.state) if over else None,
+        view=game.view(state, seat) if started else None,
+        result=game.result(table.state) if table.disclosed else None,
     )
 
 
@@ -311,18 +313,12 @@ async def _sse(state: State, games: GameService, table: Table, viewer: int | Non
             notice, pending = pending, None
             if notice.last > table.version:
                 await games.refresh(table)  # written by another process, or a resync nudge
-            events = table.events[last:]
-            first = last + 1
-            public = table.over
-            for offset, event in enumerate(events):
-                version = first + offset
-                if version <= last:
-                    continue
-                seen = event if public or isinstance(event, TableEvent) else table.game.redact(event, viewer)
-                last = version
-                if seen is not None:
-                    yield ServerSentEventMessage(data=encode({"version": version, "event": seen}).decode(), id=version, event="game")
-            if table.over and last >= table.version:
+            await games.check_embargo(table)
+            upto = table.visible_version
+            for item in games.redacted(table, viewer, last + 1, table.events[last:upto]):
+                yield ServerSentEventMessage(data=encode(item).decode(), id=item["version"], event="game")
+            last = max(last, upto)
+            if table.disclosed and last >= table.version:
                 yield ServerSentEventMessage(data=encode({"version": last, "status": "finished"}).decode(), event="end", id=last)
                 return
     finally:

@@ -13,7 +13,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from engines.registry import get_game
 from engines.core import OptionsError
-from services.errors import NotFound
+from services.errors import BadRequest, NotFound
 from services.fanout import Notice
 from services.ratings import PROVISIONAL_SIGMA
 from services.tournaments import TournamentService
@@ -91,8 +91,11 @@ async def tournament_events(state: State, tournament_id: str, after: Annotated[i
 @get("/api/v1/tournaments/{tournament_id:str}/stream")
 async def tournament_stream(request: Request, state: State, tournament_id: str) -> ServerSentEvent:
     service = _tn(state)
-    loaded = await service.load(tournament_id)
-    last = int(request.headers.get("last-event-id") or request.query_params.get("after") or 0)
+    await service.load(tournament_id)  # 404 for an unknown tournament
+    resume = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
+    last = int(resume) if resume.isdigit() else -1
+    if last < 0:
+        raise BadRequest("bad_last_event_id", "Last-Event-ID is the version of the last event you saw (0 or more)")
 
     async def messages():
         sub = state.hub.subscribe(tournament_id)

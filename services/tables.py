@@ -73,6 +73,10 @@ class Table:
     time_control: dict | None = None  # {"move_ms": ...} when moves have deadlines
     tournament_id: str | None = None
     checked_at: float = 0.0  # monotonic time of the last catch-up with PostgreSQL
+    ended_at: int | None = None  # first version of the commit that ended the game
+    # Duplicate tournaments: the same deal is still being played at other
+    # tables, so this finished game's contents stay hidden until they end.
+    embargo: bool = False
 
     def seat_of(self, player_id: str | None) -> int | None:
         if player_id is None:
@@ -85,6 +89,18 @@ class Table:
     @property
     def full(self) -> bool:
         return all(self.seats)
+
+    @property
+    def disclosed(self) -> bool:
+        """Over, and free to show in full (RULES.md: after the end everything is public)."""
+        return self.over and not self.embargo
+
+    @property
+    def visible_version(self) -> int:
+        """The last version anyone may see: during an embargo, the game up to its last move."""
+        if self.over and self.embargo and self.ended_at is not None:
+            return self.ended_at - 1
+        return self.version
 
     @property
     def over(self) -> bool:
@@ -123,6 +139,7 @@ class Table:
             return
         if first != self.version + 1:
             raise RuntimeError(f"log gap in {self.game_id}: have {self.version}, got {first}")
+        was_over = self.over
         evolve, state = self.game.evolve, self.state
         for event in events:
             if isinstance(event, TableEvent):
@@ -132,12 +149,24 @@ class Table:
         self.state = state
         self.events.extend(events)
         self.version += len(events)
+        if not was_over and self.over:
+            # Right for a commit applied as it happens; a log loaded whole
+            # learns it from the commands instead (note_end_from_commands).
+            self.ended_at = first
         for seat, bot in self.bots.items():
             if getattr(bot, "observes", False):
                 for event in events:
                     seen = self.game.redact(event, seat)
                     if seen is not None:
                         bot.observe(seen)
+
+    def note_end_from_commands(self) -> None:
+        """The first version of the commit that ended the game: the command whose outcome reached the last version."""
+        if self.over:
+            for raw in self.commands.values():
+                outcome = msgspec.json.decode(raw)
+                if outcome["version"] == self.version:
+                    self.ended_at = outcome["first"]
 
     def _note(self, event: TableEvent) -> None:
         if isinstance(event, SeatHandedToBot):
@@ -237,12 +266,14 @@ class TableCache:
             status=row["status"],
             time_control=msgspec.json.decode(row["time_control"]) if row["time_control"] else None,
             tournament_id=row["tournament_id"],
+            embargo=row["embargoed"],
             created_by=str(row["created_by"]) if row["created_by"] else None,
             seats=seats,
         )
         table.apply_stored(await self.store.read(game_id))
         table.commands = await self.store.commands_of(game_id)
         table.recount_strikes()
+        table.note_end_from_commands()
         return table
 
 

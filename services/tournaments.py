@@ -176,6 +176,11 @@ class TournamentService:
     async def _after(self, tournament_id: str, events: list) -> None:
         status = None
         for event in events:
+            if isinstance(event, tn.RoundEnded):
+                # Every table that held a deal has finished: their logs may be shown.
+                await self.pool.execute(
+                    "UPDATE games SET embargoed = false WHERE tournament_id = $1 AND embargoed", tournament_id
+                )
             if isinstance(event, tn.RoundPaired):
                 await self.ensure_tables(tournament_id)
             if isinstance(event, tn.Started):
@@ -214,6 +219,7 @@ class TournamentService:
             await self.games.create_seated(
                 game_id, settings.game, dict(settings.options), settings.ranked, table.deal_seed, seats,
                 tournament_id=tournament_id, time_control=msgspec.to_builtins(settings.time_control),
+                embargoed=settings.duplicate,
             )
             created += 1
             # A table that ended before this process knew of it still counts.

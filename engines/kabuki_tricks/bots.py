@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from .actions import Deal, Direct, Joker, Play
-from .cards import JOKER, ORDERS, STRENGTH, SUIT_INDEX, SUIT_OF, SUITS, deck_for
+from .cards import JOKER, STRENGTH, SUIT_INDEX, SUIT_OF, SUITS, deck_for
 
 
 class RandomBot:

@@ -15,7 +15,6 @@ from .cards import (
     SUIT_OF,
     SUITS,
     TRICKS_PER_ROUND,
-    card_name,
     deck_for,
 )
 from .events import Dealt, Directed, GameEnded, JokerPlayed, Played, RoundEnded, ScoreLine, Started, TrickWon

@@ -15,7 +15,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from engines.tezuma_trick.actions import Egg, PickAbility, PickBid, PickPain, Play, Sand
+from engines.tezuma_trick.actions import Egg, PickAbility, PickBid, PickPain, Sand
 from engines.tezuma_trick.cards import (
     ABILITY_IDS,
     IS_TRUMP,
