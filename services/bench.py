@@ -317,7 +317,7 @@ async def run_tournament_bench(args: argparse.Namespace, database_url: str, redi
         "status": status,
         "games": row["games"],
         "games_finished": row["finished"],
-        "events": row["events"],
+        "events": int(row["events"]),
         "actions": actions,
         "wall_seconds": round(elapsed, 1),
         "games_per_s": round(row["finished"] / elapsed, 2),

@@ -76,8 +76,8 @@ class AgentFarm:
                 self.arrivals[(turn["game_id"], turn["version"], turn["seat"])] = (received, answered)
                 writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(data), data))
                 await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+            pass  # the service hung up, or the bench is shutting the farm down
         finally:
             writer.close()
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
@@ -42,6 +43,10 @@ class Notice:
 class Publisher:
     def __init__(self, redis: aioredis.Redis) -> None:
         self.redis = redis
+        # This process's own subscribers hear of a commit at once; Redis
+        # carries it to the other processes (and duplicates are dropped by
+        # version at each subscriber).
+        self.local: Callable[[Notice], None] | None = None
         self._pending: list[Notice] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
@@ -49,6 +54,8 @@ class Publisher:
 
     def publish(self, notice: Notice) -> None:
         """Queue a notice; never blocks the committer, never raises."""
+        if self.local is not None:
+            self.local(notice)
         self._pending.append(notice)
         self._wake.set()
         if self._task is None or self._task.done():

@@ -47,6 +47,7 @@ class Runtime:
         store = EventStore(pool)
         publisher = Publisher(redis)
         hub = Hub(redis, store, settings.resync_interval_s)
+        publisher.local = hub.deliver
         tables = TableCache(pool, store)
         games = GameService(pool, store, publisher, tables, known_version=hub.latest_version, recheck_s=settings.resync_interval_s)
         scheduler = await Scheduler.connect(settings.redis_url)
