@@ -344,7 +344,8 @@ class AgentService:
         await self.pool.execute(
             "INSERT INTO agent_turns (game_id, version, seat, agent_id, committed_ms, sent_ms, answered_ms, done_ms,"
             " used_ms, overdraft_ms, outcome, detail) VALUES ($1::text::uuid, $2, $3, $4::text::uuid, $5, $6, $7, $8,"
-            " $9, $10, $11, $12) ON CONFLICT DO NOTHING",
+            " $9, $10, $11, $12) ON CONFLICT (game_id, version, seat) DO UPDATE SET done_ms = EXCLUDED.done_ms,"
+            " outcome = EXCLUDED.outcome, detail = EXCLUDED.detail",
             game_id, version, seat, agent_id, committed_ms, sent_ms, answered_ms, done_ms, used_ms, overdraft_ms,
             outcome, detail[:500],
         )

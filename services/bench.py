@@ -31,6 +31,8 @@ def add_bench_parser(sub) -> None:
     service.add_argument("--players", type=int, default=4)
     service.add_argument("--port", type=int, default=18950)
     service.add_argument("--raw-seconds", type=float, default=3.0)
+    service.add_argument("--client", choices=["stream", "poll"], default="stream",
+                         help="stream: each seat waits for `turn` on its SSE stream; poll: a GET before each move")
     service.add_argument("--json", action="store_true")
     service.set_defaults(run=_bench_service)
     _add_tournament_parser(which)
@@ -89,21 +91,63 @@ async def raw_append_ceiling(dsn: str, seconds: float, connections: int = 8) -> 
 
 
 class GameRunner:
-    """Plays every seat of one game over HTTP, as four separate players."""
+    """Plays every seat of one game over HTTP, as four separate players.
 
-    def __init__(self, host: str, port: int, tokens: list[str], game_id: str, rng: random.Random) -> None:
+    `stream` (the default) is how a bot client should play: each seat keeps
+    its own SSE stream open, which says `turn` with the legal actions when
+    the seat may act, and the seat answers with one POST. `poll` instead GETs
+    the game before each move (two requests per action)."""
+
+    def __init__(self, host: str, port: int, tokens: list[str], game_id: str, rng: random.Random, mode: str) -> None:
         from services.loadclient import HttpConnection
 
+        self.host, self.port = host, port
         self.conns = [HttpConnection(host, port) for _ in tokens]
         self.tokens = tokens
         self.game_id = game_id
         self.rng = rng
+        self.mode = mode
         self.latencies: list[float] = []
         self.committed: dict[int, float] = {}
         self.accepted = 0
         self.refused = 0
 
     async def play(self) -> None:
+        if self.mode == "stream":
+            await asyncio.gather(*(self._play_seat_from_stream(seat) for seat in range(len(self.tokens))))
+        else:
+            await self._play_by_polling()
+
+    async def _submit(self, seat: int, legal: list, version: int) -> None:
+        body = {"action": self.rng.choice(legal), "command_id": uuid.uuid4().hex, "expected_version": version}
+        sent = time.perf_counter()
+        status, reply, headers = await self.conns[seat].request(
+            "POST", f"/api/v1/games/{self.game_id}/actions", body, self.tokens[seat]
+        )
+        self.latencies.append(time.perf_counter() - sent)
+        if status == 200:
+            self.accepted += 1
+            committed = float(headers["x-committed-at"])
+            for event in reply["events"]:
+                self.committed[event["version"]] = committed
+            self.committed[reply["version"]] = committed
+        else:
+            self.refused += 1
+
+    async def _play_seat_from_stream(self, seat: int) -> None:
+        from services.loadclient import HttpConnection
+
+        stream = HttpConnection(self.host, self.port)
+        try:
+            async for event, _id, data in stream.sse(f"/api/v1/games/{self.game_id}/stream", self.tokens[seat]):
+                if event == "turn":
+                    await self._submit(seat, data["legal_actions"], data["version"])
+                elif event == "end":
+                    return
+        finally:
+            stream.close()
+
+    async def _play_by_polling(self) -> None:
         path = f"/api/v1/games/{self.game_id}"
         guess = 0
         while True:
@@ -116,24 +160,8 @@ class GameRunner:
                 continue
             if seat != guess:
                 status, info, _ = await self.conns[seat].request("GET", path, token=self.tokens[seat])
-            if not info["legal_actions"]:
-                continue
-            body = {
-                "action": self.rng.choice(info["legal_actions"]),
-                "command_id": uuid.uuid4().hex,
-                "expected_version": info["version"],
-            }
-            sent = time.perf_counter()
-            status, reply, headers = await self.conns[seat].request("POST", path + "/actions", body, self.tokens[seat])
-            self.latencies.append(time.perf_counter() - sent)
-            if status == 200:
-                self.accepted += 1
-                committed = float(headers["x-committed-at"])
-                for event in reply["events"]:
-                    self.committed[event["version"]] = committed
-                self.committed[reply["version"]] = committed
-            else:
-                self.refused += 1
+            if info["legal_actions"]:
+                await self._submit(seat, info["legal_actions"], info["version"])
             guess = (seat + 1) % len(self.tokens)
 
     def close(self) -> None:
@@ -198,7 +226,7 @@ async def run_service_bench(args: argparse.Namespace, database_url: str, redis_u
         arrivals = [dict() for _ in tables]
         watchers = [asyncio.create_task(spectate(host, port, gid, arrivals[i])) for i, (gid, _) in enumerate(tables)]
         await asyncio.sleep(0.5)  # streams connected
-        runners = [GameRunner(host, port, tokens, gid, random.Random(i)) for i, (gid, tokens) in enumerate(tables)]
+        runners = [GameRunner(host, port, tokens, gid, random.Random(i), args.client) for i, (gid, tokens) in enumerate(tables)]
         started = time.perf_counter()
         await asyncio.gather(*(r.play() for r in runners))
         elapsed = time.perf_counter() - started
@@ -221,6 +249,7 @@ async def run_service_bench(args: argparse.Namespace, database_url: str, redis_u
     return {
         "games": args.games,
         "game": args.game,
+        "client": args.client,
         "players": args.players,
         "accepted_actions": accepted,
         "refused_actions": sum(r.refused for r in runners),

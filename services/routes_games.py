@@ -303,6 +303,7 @@ async def _sse(state: State, games: GameService, table: Table, viewer: int | Non
     try:
         # Subscribe first, then read the backlog: nothing falls in between.
         pending: Notice | None = Notice(table.game_id, last + 1, last + 1)
+        turn_told = -1
         while True:
             if pending is None:
                 try:
@@ -318,6 +319,13 @@ async def _sse(state: State, games: GameService, table: Table, viewer: int | Non
             for item in games.redacted(table, viewer, last + 1, table.events[last:upto]):
                 yield ServerSentEventMessage(data=encode(item).decode(), id=item["version"], event="game")
             last = max(last, upto)
+            if viewer is not None and last == table.version and turn_told != last and not table.over:
+                # The seat's own stream says when it may act, with its legal
+                # actions: a client (or bot) needs no polling GET.
+                turn_told = last
+                if viewer in table.game.to_act(table.state):
+                    legal = table.game.legal_actions(table.state, viewer)
+                    yield ServerSentEventMessage(data=encode({"version": last, "legal_actions": legal}).decode(), event="turn")
             if table.disclosed and last >= table.version:
                 yield ServerSentEventMessage(data=encode({"version": last, "status": "finished"}).decode(), event="end", id=last)
                 return

@@ -84,6 +84,13 @@ class AgentCaller:
         else:
             reason, detail, raw, answered_ms = await self._post(agent, body, budget_ms, f"{game_id}:{version}:{seat}")
         used_ms = int((answered_ms if answered_ms is not None else time.time() * 1000) - sent_ms)
+        overdraft = bank_left if reason == "timeout" else min(bank_left, max(0, used_ms - move_ms))
+        # Charge the bank before the move commits: the commit may ask this
+        # seat for its next move at once, and that call must see the charge.
+        await agents.record_turn(
+            game_id, version, seat, holder.player_id, committed_ms, sent_ms, answered_ms, None,
+            min(used_ms, 2**31 - 1), overdraft, "pending", detail or "",
+        )
         if reason is None:
             try:
                 await games.act(game_id, seat, raw, f"agent:{seat}:{version}", expected_version=version,
@@ -105,7 +112,6 @@ class AgentCaller:
             )
             if not played:
                 outcome = "stale"
-        overdraft = bank_left if reason == "timeout" else min(bank_left, max(0, used_ms - move_ms))
         await agents.record_turn(
             game_id, version, seat, holder.player_id, committed_ms, sent_ms, answered_ms, time.time() * 1000,
             min(used_ms, 2**31 - 1), overdraft, outcome, detail,
