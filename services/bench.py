@@ -31,7 +31,7 @@ def add_bench_parser(sub) -> None:
     service.add_argument("--players", type=int, default=4)
     service.add_argument("--port", type=int, default=18950)
     service.add_argument("--raw-seconds", type=float, default=3.0)
-    service.add_argument("--client", choices=["stream", "poll"], default="stream",
+    service.add_argument("--client", choices=["stream", "poll"], default="poll",
                          help="stream: each seat waits for `turn` on its SSE stream; poll: a GET before each move")
     service.add_argument("--json", action="store_true")
     service.set_defaults(run=_bench_service)
