@@ -155,13 +155,50 @@ class ServerProcess:
             self.proc.wait()
 
     def stop(self) -> None:
+        stop_process(self.proc)
+
+
+def stop_process(proc: subprocess.Popen | None, timeout: float = 15) -> None:
+    """SIGTERM, then SIGKILL if it has not stopped within `timeout` seconds."""
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class WorkerProcess:
+    """`python -m services.cli worker` in a child process, its output in a file."""
+
+    def __init__(self, env: dict[str, str], log_path: Path) -> None:
+        self.env = env
+        self.log_path = log_path
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> "WorkerProcess":
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "services.cli", "worker"], cwd=ROOT, env=self.env,
+                stdout=log, stderr=subprocess.STDOUT,
+            )
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown hook, no cleanup."""
         if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+
+    def tail(self, chars: int = 4000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
 
 
 _next_port = [18100 + (os.getpid() % 40) * 20]

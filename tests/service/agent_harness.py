@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import ROOT, ServerProcess, _reachable, free_test_port
+from tests.conftest import ROOT, ServerProcess, WorkerProcess, _reachable, free_test_port
 from tests.service.client import ApiClient
 
 AGENT_ENV = {
@@ -31,7 +31,7 @@ class Stack:
         self.env = {**server_env, **AGENT_ENV}
         self.server = ServerProcess(free_test_port(), self.env)
         self.log_dir = log_dir
-        self.worker: subprocess.Popen | None = None
+        self.worker = WorkerProcess(self.env, log_dir / "worker.log")
 
     @property
     def base_url(self) -> str:
@@ -39,21 +39,11 @@ class Stack:
 
     def start(self) -> "Stack":
         self.server.start()
-        self.worker_log = open(self.log_dir / "worker.log", "w")
-        self.worker = subprocess.Popen(
-            [sys.executable, "-m", "services.cli", "worker"], cwd=ROOT, env=self.env,
-            stdout=self.worker_log, stderr=subprocess.STDOUT,
-        )
+        self.worker.start()
         return self
 
     def stop(self) -> None:
-        if self.worker and self.worker.poll() is None:
-            self.worker.terminate()
-            try:
-                self.worker.wait(15)
-            except subprocess.TimeoutExpired:
-                self.worker.kill()
-                self.worker.wait()
+        self.worker.stop()
         self.server.stop()
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
 
 import asyncpg
 import pytest

@@ -7,15 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
-import signal
 import subprocess
 import sys
 import time
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 
 import asyncpg
 import httpx
@@ -25,7 +22,7 @@ import pytest
 from engines.tournament import default_points, table_points
 from services.deadlines import STRIKE_LIMIT
 from services.tables import AUTO_PREFIX
-from tests.conftest import ROOT
+from tests.conftest import ROOT, WorkerProcess
 from tests.service.client import ApiClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -35,47 +32,6 @@ TN = "/api/v1/tournaments"
 
 
 # --- processes ------------------------------------------------------------------------
-
-
-class WorkerProcess:
-    """`python -m services.cli worker` in a child process, its output in a file."""
-
-    def __init__(self, env: dict[str, str], log_path: Path) -> None:
-        self.env = env
-        self.log_path = log_path
-        self.proc: subprocess.Popen | None = None
-
-    def start(self) -> "WorkerProcess":
-        log = open(self.log_path, "ab")
-        try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "services.cli", "worker"], cwd=ROOT, env=self.env,
-                stdout=log, stderr=subprocess.STDOUT,
-            )
-        finally:
-            log.close()
-        return self
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown hook, no cleanup."""
-        if self.proc and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-    def tail(self, chars: int = 4000) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")[-chars:]
-        except OSError:
-            return ""
 
 
 @pytest.fixture
