@@ -61,12 +61,14 @@ def repeats(tables: Sequence[Sequence[str]], met: Mapping[Pair, int]) -> int:
 
 def _search(order: Sequence[str], sizes: Sequence[int], cost: list[list[int]], bound: int, limit: int):
     """Branch and bound, depth-first in standing order: each table opens with
-    the best unseated entrant and takes the next ones in order. Returns
-    (repeats, tables) of the first partition in that order with the fewest
-    repeats below `bound` (None if there is none), and whether the search
-    finished within `limit` steps (if not, the best found so far)."""
+    the best unseated entrant, at any of the table sizes still to fill, and
+    takes the next ones in order. Returns (repeats, tables) of the first
+    partition in that order with the fewest repeats below `bound` (None if
+    there is none), and whether the search finished within `limit` steps (if
+    not, the best found so far)."""
     n = len(order)
     seated = [False] * n
+    left = {size: sizes.count(size) for size in sizes}  # tables still to fill, by size
     tables: list[list[int]] = []
     best: list = [bound, None]
     nodes = 0
@@ -74,14 +76,14 @@ def _search(order: Sequence[str], sizes: Sequence[int], cost: list[list[int]], b
     class Out(Exception):
         pass
 
-    def fill(t: int, members: list[int], start: int, spent: int) -> None:
+    def fill(size: int, members: list[int], start: int, spent: int) -> None:
         nonlocal nodes
-        if len(members) == sizes[t]:
+        if len(members) == size:
             tables.append(list(members))
-            place(t + 1, spent)
+            place(spent)
             tables.pop()
             return
-        need = sizes[t] - len(members)
+        need = size - len(members)
         for j in range(start, n):
             if n - j < need:  # not enough entrants left after j
                 break
@@ -95,24 +97,29 @@ def _search(order: Sequence[str], sizes: Sequence[int], cost: list[list[int]], b
                 raise Out
             seated[j] = True
             members.append(j)
-            fill(t, members, j + 1, spent_j)
+            fill(size, members, j + 1, spent_j)
             members.pop()
             seated[j] = False
             if best[0] == 0:
                 return
 
-    def place(t: int, spent: int) -> None:
-        if t == len(sizes):
+    def place(spent: int) -> None:
+        if len(tables) == len(sizes):
             best[0], best[1] = spent, [list(x) for x in tables]
             return
         first = seated.index(False)
         seated[first] = True
-        fill(t, [first], first + 1, spent)
+        for size in sorted((s for s, count in left.items() if count), reverse=True):
+            left[size] -= 1
+            fill(size, [first], first + 1, spent)
+            left[size] += 1
+            if best[0] == 0:
+                break
         seated[first] = False
 
     complete = True
     try:
-        place(0, 0)
+        place(0)
     except Out:
         complete = False
     found = None if best[1] is None else [[order[i] for i in table] for table in best[1]]

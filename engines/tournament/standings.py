@@ -153,6 +153,19 @@ def apply_result(
     since every finished group-mate changes the others' matchpoints."""
     out = dict(tallies)
     table = next(t for t in tables if t.table == result.table)
+    _add_games(out, table, result)
+    rescore = [table.table]
+    if settings.duplicate and table.group is not None:
+        rescore = [t.table for t in tables if t.group == table.group and t.table in results]
+    for number in rescore:
+        for entrant, pts in round_points(settings, tables, results, number).items():
+            t = out[entrant]
+            out[entrant] = replace(t, round_points={**t.round_points, result.round: pts})
+    return out
+
+
+def _add_games(out: dict[str, Tally], table: Table, result: TableFinished) -> None:
+    """Each seat's game at `table` into its tally (in place)."""
     for seat, entrant in enumerate(table.seats):
         t = out.get(entrant, Tally())
         out[entrant] = replace(
@@ -163,14 +176,6 @@ def apply_result(
             games=t.games + 1,
             last_place=result.places[seat],
         )
-    rescore = [table.table]
-    if settings.duplicate and table.group is not None:
-        rescore = [t.table for t in tables if t.group == table.group and t.table in results]
-    for number in rescore:
-        for entrant, pts in round_points(settings, tables, results, number).items():
-            t = out[entrant]
-            out[entrant] = replace(t, round_points={**t.round_points, result.round: pts})
-    return out
 
 
 def tallies_from(settings: Settings, rounds: Iterable[tuple[int, Sequence[Table], Sequence[str], Sequence[TableFinished]]]) -> dict[str, Tally]:
@@ -183,17 +188,7 @@ def tallies_from(settings: Settings, rounds: Iterable[tuple[int, Sequence[Table]
         for table in tables:
             if table.table not in by_table:
                 continue
-            result = by_table[table.table]
-            for seat, entrant in enumerate(table.seats):
-                t = out[entrant]
-                out[entrant] = replace(
-                    t,
-                    opponents=t.opponents + tuple(e for e in table.seats if e != entrant),
-                    score=t.score + result.scores[seat],
-                    firsts=t.firsts + (result.places[seat] == 1),
-                    games=t.games + 1,
-                    last_place=result.places[seat],
-                )
+            _add_games(out, table, by_table[table.table])
         for table in tables:
             if table.table in by_table:
                 for entrant, pts in round_points(settings, tables, by_table, table.table).items():

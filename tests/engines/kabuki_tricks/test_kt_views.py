@@ -11,7 +11,7 @@ from engines.kabuki_tricks.events import Dealt, JokerPlayed, RoundEnded, Started
 from engines.kabuki_tricks.rules import start
 from engines.playout import Playout
 
-from kt_helpers import B, G, Table, c
+from kt_helpers import B, Table, c
 
 
 def test_kt11_start_event_hides_seed_and_decks_from_everyone():

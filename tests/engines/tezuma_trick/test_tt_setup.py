@@ -15,7 +15,7 @@ from engines.tezuma_trick.cards import DEFAULT_BID_CARDS, IS_TRUMP, NUMBER_OF, S
 from engines.tezuma_trick.events import HandDealt, PickedBid, Started
 from engines.tezuma_trick.state import DRAFT, PLAY
 
-from tt_helpers import OPTIONS, act, c, table
+from tt_helpers import OPTIONS, act, table
 
 
 def test_deck_has_48_cards_and_36_with_three_players():
