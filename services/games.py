@@ -59,7 +59,9 @@ class GameService:
 
     # --- lobby ---------------------------------------------------------------
 
-    async def create_game(self, player: Player, name: str, players: int, options: dict, ranked: bool) -> Table:
+    async def create_game(
+        self, player: Player, name: str, players: int, options: dict, ranked: bool, time_control: dict | None = None,
+    ) -> Table:
         try:
             game = get_game(name)
             game.check_players(players)
@@ -70,9 +72,10 @@ class GameService:
         seed = secrets.randbits(62)
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(
-                "INSERT INTO games (game_id, game, players, options, ranked, seed, created_by)"
-                " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7::text::uuid)",
+                "INSERT INTO games (game_id, game, players, options, ranked, seed, created_by, time_control)"
+                " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7::text::uuid, $8::jsonb)",
                 game_id, game.name, players, msgspec.json.encode(options).decode(), ranked, seed, player.player_id,
+                msgspec.json.encode(time_control).decode() if time_control else None,
             )
             await self.store.create_stream(game_id, "game", conn)
         return await self.tables.get(game_id)

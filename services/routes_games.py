@@ -37,11 +37,20 @@ class PlayerCreated(msgspec.Struct):
     token: str
 
 
+class TimeControl(msgspec.Struct, forbid_unknown_fields=True):
+    """Per-move time; a move not made in time is played for the seat
+    (the house `heuristic` bot's choice) and recorded as a timeout."""
+
+    move_ms: Annotated[int, msgspec.Meta(ge=1_000, le=86_400_000)]
+    bank_ms: Annotated[int, msgspec.Meta(ge=0, le=86_400_000)] = 0  # agents' time bank
+
+
 class NewGame(msgspec.Struct, forbid_unknown_fields=True):
     game: str
     players: int
     options: dict[str, Any] = {}
     ranked: bool = False
+    time_control: TimeControl | None = None
 
 
 class TakeSeat(msgspec.Struct, forbid_unknown_fields=True):
@@ -81,6 +90,7 @@ class GameInfo(msgspec.Struct):
     legal_actions: list[Any]
     view: Any
     result: Any = None
+    time_control: dict | None = None
 
 
 class ActionAccepted(msgspec.Struct):
@@ -147,6 +157,7 @@ def game_info(table: Table, player: Player | None) -> GameInfo:
         ),
         view=game.view(state, seat) if started else None,
         result=game.result(table.state) if table.disclosed else None,
+        time_control=table.time_control,
     )
 
 
@@ -201,7 +212,10 @@ async def create_player(state: State, data: NewPlayer) -> PlayerCreated:
 @post("/api/v1/games", status_code=201)
 async def create_game(state: State, data: NewGame, authorization: Auth) -> GameInfo:
     player = await _players(state).authenticate(authorization)
-    table = await _games(state).create_game(player, data.game, data.players, data.options, data.ranked)
+    table = await _games(state).create_game(
+        player, data.game, data.players, data.options, data.ranked,
+        msgspec.to_builtins(data.time_control) if data.time_control else None,
+    )
     return game_info(table, player)
 
 
