@@ -148,3 +148,14 @@ async def test_replay_and_export_rules(server):
 
 def _decode(event: dict):
     return msgspec.convert(event, KT.event_type)
+
+
+async def test_openapi_lists_the_public_routes(server):
+    r = await ApiClient(server.base_url).get("/schema/openapi.json")
+    assert r.status_code == 200
+    paths = r.json()["paths"]
+    for route in ("/api/v1/players", "/api/v1/games", "/api/v1/games/{game_id}/actions",
+                  "/api/v1/games/{game_id}/stream", "/api/v1/games/{game_id}/replay", "/api/v1/games/{game_id}/export",
+                  "/api/v1/tournaments", "/api/v1/leaderboards/{game}", "/api/v1/agents", "/health", "/ready"):
+        assert route in paths, route
+    assert "post" in paths["/api/v1/games/{game_id}/actions"]
