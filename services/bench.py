@@ -31,6 +31,7 @@ def add_bench_parser(sub) -> None:
     service.add_argument("--players", type=int, default=4)
     service.add_argument("--port", type=int, default=18950)
     service.add_argument("--raw-seconds", type=float, default=3.0)
+    service.add_argument("--server-processes", type=int, default=1, help="API processes (uvicorn --workers)")
     service.add_argument("--client", choices=["stream", "poll"], default="poll",
                          help="stream: each seat waits for `turn` on its SSE stream; poll: a GET before each move")
     service.add_argument("--json", action="store_true")
@@ -191,7 +192,7 @@ async def run_service_bench(args: argparse.Namespace, database_url: str, redis_u
     env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url)
     server = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "--factory", "services.app:app_from_env", "--host", host,
-         "--port", str(port), "--log-level", "warning", "--no-access-log"],
+         "--port", str(port), "--log-level", "warning", "--no-access-log", "--workers", str(args.server_processes)],
         env=env, cwd=Path(__file__).resolve().parent.parent,
     )
     try:
