@@ -5,6 +5,7 @@ move unless the game has moved on (see GameService.play_for_seat)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from services.scheduler import Scheduler
 from services.tables import Table
@@ -25,30 +26,40 @@ class Deadlines:
     def on_commit(self, table: Table, events: list) -> None:
         self.schedule(table)
 
-    async def sweep(self, games) -> int:
-        """Reschedule the deadlines of every timed table still playing (the
-        worker's periodic sweep): a deadline job lost with Redis, or taken by
-        a worker that died, must not leave a table waiting forever. Job ids
-        make this a no-op while the original job is still queued."""
+    async def sweep(self, games, agent_budget_ms: Callable[[Table], int]) -> int:
+        """Reschedule the deadline of every awaited seat of every table still
+        playing that has one: timed tables, and tables with agents (the
+        backstop of an agent's turn, `agent_budget_ms` after now). The
+        worker's periodic sweep runs this, so a deadline job lost with Redis,
+        or taken by a worker that died, cannot leave a table waiting forever.
+        Job ids make it a no-op while the original job is still queued."""
         rows = await games.pool.fetch(
-            "SELECT game_id::text AS id FROM games WHERE status = 'playing' AND time_control IS NOT NULL"
+            "SELECT g.game_id::text AS id FROM games g WHERE g.status = 'playing' AND (g.time_control IS NOT NULL"
+            " OR EXISTS (SELECT 1 FROM seats s JOIN players p ON p.player_id = s.player_id"
+            " WHERE s.game_id = g.game_id AND p.kind = 'agent'))"
         )
         for row in rows:
-            self.schedule(await games.load(row["id"]))
+            table = await games.load(row["id"])
+            self.schedule(table)
+            self.schedule(table, agents=True, delay_ms=agent_budget_ms(table))
         return len(rows)
 
-    def schedule(self, table: Table) -> None:
-        if table.time_control is None or table.state is None or table.over:
+    def schedule(self, table: Table, agents: bool = False, delay_ms: int | None = None) -> None:
+        """Deadline jobs for the awaited seats held by people, or (agents=True)
+        by agents; agents' turns are otherwise scheduled by AgentDispatch."""
+        if table.state is None or table.over or (table.time_control is None and not agents):
             return
-        move_s = table.time_control.get("move_ms", 30_000) / 1000
+        if delay_ms is None:
+            delay_ms = table.time_control.get("move_ms", 30_000)
+        job = "agent_deadline" if agents else "move_deadline"
         for seat in table.game.waiting_for(table.state):
             holder = table.seats[seat]
-            if holder is None or holder.bot is not None or holder.kind == "agent":
-                continue  # agents' turns: services/agent_dispatch.py
+            if holder is None or holder.bot is not None or (holder.kind == "agent") != agents:
+                continue
             task = asyncio.ensure_future(
                 self.scheduler.enqueue(
-                    "move_deadline", table.game_id, table.version, seat,
-                    job_id=deadline_job_id(table.game_id, table.version, seat), delay_s=move_s,
+                    job, table.game_id, table.version, seat,
+                    job_id=deadline_job_id(table.game_id, table.version, seat), delay_s=delay_ms / 1000,
                 )
             )
             self._tasks.add(task)

@@ -35,7 +35,13 @@ async def move_deadline(ctx: dict, game_id: str, version: int, seat: int) -> boo
 async def reconcile(ctx: dict) -> dict:
     runtime = _rt(ctx)
     counts = await runtime.tournaments.reconcile()
-    counts["timed_tables"] = await runtime.deadlines.sweep(runtime.games)
+    agents = runtime.agents.settings
+
+    def agent_budget_ms(table) -> int:
+        move_ms, bank_ms = agents.time_control(table.time_control)
+        return move_ms + bank_ms + agents.backstop_grace_ms
+
+    counts["timed_tables"] = await runtime.deadlines.sweep(runtime.games, agent_budget_ms)
     return counts
 
 
