@@ -295,10 +295,7 @@ class AgentService:
                 "UPDATE players SET token_hash = $2 WHERE player_id = $1::text::uuid",
                 agent.agent_id, secrets.token_bytes(32),
             )
-        forget = getattr(self.players, "_by_token", {})
-        for digest, player in list(forget.items()):
-            if player.player_id == agent.agent_id:
-                del forget[digest]
+        self.players.forget_player(agent.agent_id)
 
     async def require_active(self, player: Player) -> Agent:
         agent = await self.get(player.player_id)
