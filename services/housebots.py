@@ -31,6 +31,9 @@ class HouseBots:
     def kick(self, table: Table) -> None:
         if self._closing or table.state is None or table.over:
             return
+        # Nothing to drive at a table of people with no timer pending.
+        if not any(h is not None and h.bot for h in table.seats) and table.game.next_timer(table.state) is None:
+            return
         if table.driver is None or table.driver.done():
             table.driver = asyncio.create_task(self._drive(table))
 
@@ -39,10 +42,9 @@ class HouseBots:
 
     async def resume_all(self) -> int:
         """At start-up: tables that were mid-game when a process stopped."""
-        rows = await self.games.pool.fetch(
-            "SELECT DISTINCT g.game_id::text AS id FROM games g JOIN seats s ON s.game_id = g.game_id"
-            " WHERE g.status = 'playing' AND (s.bot IS NOT NULL OR g.game = 'kabuki-masks')"
-        )
+        # Every game in play: kick() itself skips tables with no house bot
+        # and no timer pending (any game may have timers, e.g. KM-5, TT hands).
+        rows = await self.games.pool.fetch("SELECT game_id::text AS id FROM games WHERE status = 'playing'")
         for row in rows:
             try:
                 self.kick(await self.games.load(row["id"]))
