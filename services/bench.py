@@ -332,7 +332,7 @@ async def run_tournament_bench(args: argparse.Namespace, database_url: str, redi
         )
         actions = await runtime.pool.fetchval(
             "SELECT count(*) FROM commands c JOIN games g ON c.stream_id = g.game_id::text"
-            " WHERE g.tournament_id = $1 AND c.command_id <> 'start'", tid,
+            " WHERE g.tournament_id = $1 AND c.command_id <> 'start:'", tid,
         )
     finally:
         for worker in workers:

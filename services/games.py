@@ -21,7 +21,7 @@ from services.eventstore import EventStore, VersionConflict
 from services.fanout import Notice, Publisher
 from services.players import Player
 from services.tableevents import GameFinished, MovePlayedForSeat, SeatHandedToBot, SeatRecord, TableEvent
-from services.tables import AUTO_PREFIX, SeatHolder, Table, TableCache, engine_events, event_tag
+from services.tables import AUTO_PREFIX, SERVER_PREFIXES, SeatHolder, Table, TableCache, engine_events, event_tag
 
 log = logging.getLogger("hanamichi.games")
 
@@ -53,7 +53,6 @@ class GameService:
         self.on_commit: list = []  # callbacks(table, events), e.g. the bot driver
         # The newest version the fan-out has seen for a stream (Hub.latest_version).
         self.known_version = known_version
-
         self.recheck_s = recheck_s
         self.commits = 0
 
@@ -153,7 +152,7 @@ class GameService:
         """Deal: the engine's start events become versions 1..k (lock held)."""
         events = table.game.new_game(table.players, table.options, table.chance())
         try:
-            await self._commit(table, events, ("start", msgspec.json.encode(Outcome(len(events), 1, None))))
+            await self._commit(table, events, ("start:", msgspec.json.encode(Outcome(len(events), 1, None))))
         except VersionConflict:
             await self.refresh(table)  # another process started it
         await self.pool.execute("UPDATE games SET status = 'playing' WHERE game_id = $1::text::uuid", table.game_id)
@@ -183,8 +182,8 @@ class GameService:
             seat = table.seat_of(seat_or_player.player_id)
             if seat is None:
                 raise Forbidden("not_seated", "you hold no seat at this table")
-            if command_id.startswith(AUTO_PREFIX):
-                raise BadRequest("bad_command_id", f"command ids starting with {AUTO_PREFIX!r} are the server's")
+            if command_id.startswith(SERVER_PREFIXES):
+                raise BadRequest("bad_command_id", f"command ids starting with {', '.join(SERVER_PREFIXES)} are the server's")
         action = raw_action if isinstance(raw_action, msgspec.Struct) else None  # house bots pass engine actions
         for _attempt in range(3):
             async with table.lock:

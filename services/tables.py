@@ -23,6 +23,10 @@ _decoders: dict[str, msgspec.json.Decoder] = {}
 
 # Command ids of moves the service plays for a seat (deadline, failed agent).
 AUTO_PREFIX = "auto:"
+# Every command id the server writes itself starts with one of these (the
+# deal is "start:"): a client may not use them, or it could take a house
+# bot's or an agent's future command id and stall its seat.
+SERVER_PREFIXES = (AUTO_PREFIX, "bot:", "agent:", "timer:", "start:")
 
 
 def event_decoder(game: Game) -> msgspec.json.Decoder:

@@ -159,3 +159,16 @@ async def test_openapi_lists_the_public_routes(server):
                   "/api/v1/tournaments", "/api/v1/leaderboards/{game}", "/api/v1/agents", "/health", "/ready"):
         assert route in paths, route
     assert "post" in paths["/api/v1/games/{game_id}/actions"]
+
+
+async def test_server_command_ids_are_reserved(server):
+    """A client may not take a house bot's or an agent's future command id
+    (it would stall that seat): the server's prefixes are refused."""
+    game_id, clients = await _table_of_four(server.base_url)
+    info = await clients[0].game(game_id)
+    mover = clients[info["to_act"][0]]
+    action = (await mover.game(game_id))["legal_actions"][0]
+    for command_id in ("bot:1:9", "agent:2:9", "auto:0:3", "timer:4", "start:"):
+        r = await mover.act(game_id, action, command_id=command_id)
+        assert r.status_code == 400 and r.json()["code"] == "bad_command_id", command_id
+    assert (await mover.game(game_id))["version"] == info["version"]
