@@ -126,7 +126,7 @@ class Table:
         if bot is None:
             bot = self.bots[seat] = self.game.bots[holder.bot](seat, self.options)
             if getattr(bot, "observes", False):
-                for event in self.events:
+                for event in engine_events(self.events):
                     seen = self.game.redact(event, seat)
                     if seen is not None:
                         bot.observe(seen)
@@ -159,7 +159,7 @@ class Table:
             self.ended_at = first
         for seat, bot in self.bots.items():
             if getattr(bot, "observes", False):
-                for event in events:
+                for event in engine_events(events):
                     seen = self.game.redact(event, seat)
                     if seen is not None:
                         bot.observe(seen)
