@@ -107,8 +107,11 @@ class AgentCaller:
                 reason, detail = "illegal_action", f"{err.code}: {err.message}"
         if reason is not None:
             outcome = reason
+            # The game log is public: an unreachable endpoint's error (which
+            # may name the author's addresses) stays in agent_turns, for its owner.
+            public_detail = detail.split(":", 1)[0] if reason == "unreachable" else detail[:200]
             played = await games.play_for_seat(
-                game_id, seat, reason, due_version=version, detail=detail[:200], strike_limit=self.settings.strike_limit
+                game_id, seat, reason, due_version=version, detail=public_detail, strike_limit=self.settings.strike_limit
             )
             if not played:
                 outcome = "stale"
