@@ -335,6 +335,31 @@ class AgentService:
         )
         return max(0, bank_ms - int(used))
 
+    async def charge_pull_move(self, game_id: str, seat: int, upto_version: int, answered_ms: float,
+                               move_ms: int, bank_ms: int) -> None:
+        """A pull agent moved: its open turn is closed, and the time beyond
+        the move's own limit is taken from the seat's bank."""
+        row = await self.pool.fetchrow(
+            "SELECT version, committed_ms FROM agent_turns WHERE game_id = $1::text::uuid AND seat = $2"
+            " AND outcome = 'pending' AND version <= $3 ORDER BY version DESC LIMIT 1",
+            game_id, seat, upto_version,
+        )
+        if row is None:
+            return
+        used = int(answered_ms - row["committed_ms"])
+        left = await self.bank_left(game_id, seat, bank_ms)
+        await self.close_turn(game_id, row["version"], seat, "ok", used, min(left, max(0, used - move_ms)), answered_ms)
+
+    async def close_turn(self, game_id: str, version: int, seat: int, outcome: str, used_ms: int,
+                         overdraft_ms: int, answered_ms: float | None = None) -> None:
+        """Settle a turn left open (a pull agent's, or a push call whose worker died)."""
+        await self.pool.execute(
+            "UPDATE agent_turns SET outcome = $4, used_ms = $5, overdraft_ms = $6, answered_ms = $7,"
+            " done_ms = extract(epoch FROM clock_timestamp()) * 1000"
+            " WHERE game_id = $1::text::uuid AND version = $2 AND seat = $3 AND outcome = 'pending'",
+            game_id, version, seat, outcome, min(used_ms, 2**31 - 1), overdraft_ms, answered_ms,
+        )
+
     async def record_turn(self, game_id: str, version: int, seat: int, agent_id: str, committed_ms: float,
                           sent_ms: float, answered_ms: float | None, done_ms: float | None, used_ms: int,
                           overdraft_ms: int, outcome: str, detail: str = "") -> None:

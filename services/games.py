@@ -304,6 +304,7 @@ class GameService:
         if command is not None:
             table.commands[command[0]] = command[1]
             table.note_command(command[0], seat)
+        table.last_command = (command[0], seat) if command is not None else None
         table.apply(first, events)
         self.commits += 1
         self.publisher.publish(Notice(table.game_id, first, first + len(events) - 1))

@@ -81,6 +81,7 @@ class Table:
     # Duplicate tournaments: the same deal is still being played at other
     # tables, so this finished game's contents stay hidden until they end.
     embargo: bool = False
+    last_command: tuple[str, int | None] | None = None  # (command id, seat) of the latest commit, for on_commit hooks
 
     def seat_of(self, player_id: str | None) -> int | None:
         if player_id is None:

@@ -194,8 +194,14 @@ async def call_agent(ctx: dict, game_id: str, version: int, seat: int, committed
 
 
 async def agent_deadline(ctx: dict, game_id: str, version: int, seat: int) -> bool:
-    """A pull agent's move time ran out, or a push call never finished."""
+    """A pull agent's move time (and bank) ran out, or a push call never finished."""
     rt: Runtime = ctx["runtime"]
-    return await rt.games.play_for_seat(
+    played = await rt.games.play_for_seat(
         game_id, seat, "timeout", due_version=version, strike_limit=rt.agents.settings.strike_limit
     )
+    if played:  # the whole bank is spent, as for a push agent's timeout
+        table = await rt.games.load(game_id)
+        move_ms, bank_ms = rt.agents.settings.time_control(table.time_control)
+        left = await rt.agents.bank_left(game_id, seat, bank_ms)
+        await rt.agents.close_turn(game_id, version, seat, "timeout", move_ms + left, left)
+    return played
