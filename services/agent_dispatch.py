@@ -49,17 +49,16 @@ class AgentDispatch:
                 self.publisher.publish(Notice(player_stream(holder.player_id), table.version, table.version))
             if holder.seat in awaited and holder.bot is None:
                 turns.append(self._turn(table.game_id, table.version, holder.seat, holder.player_id, committed_ms, table.time_control))
-        if settle is None and not turns:
-            return
-        task = asyncio.ensure_future(self._after_commit(settle, turns))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        work = [self._after_commit(settle, turns)] if settle is not None else turns
+        for job in work:
+            task = asyncio.ensure_future(job)
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     @staticmethod
     async def _after_commit(settle, turns: list) -> None:
-        # The bank is charged before the next turns read it.
-        if settle is not None:
-            await settle
+        # A pull agent's move: its bank is charged before the next turns read it.
+        await settle
         await asyncio.gather(*turns)
 
     def _pull_move_charge(self, table: Table, holders: list, committed_ms: float, acted_at: int):

@@ -211,6 +211,10 @@ class AgentService:
         self.players = players
         self.settings = settings
         self._modes: dict[str, str | None] = {}  # player id -> 'push'/'pull' (never changes)
+        # Bank time charged for a move being committed, before its row is
+        # written: (game id, seat) -> ms. The seat's next turn may be asked
+        # for by that very commit.
+        self._held: dict[tuple[str, int], int] = {}
 
     async def register(self, owner: Player, name: str, games: list[str], endpoint: str | None,
                        mode: str | None) -> tuple[Agent, str]:
@@ -326,14 +330,25 @@ class AgentService:
             " FROM agents a WHERE a.agent_id = $1::text::uuid",
             agent_id, game_id, seat,
         )
-        return (_agent(row), int(row["bank_used"])) if row else (None, 0)
+        held = self._held.get((game_id, seat), 0)
+        return (_agent(row), int(row["bank_used"]) + held) if row else (None, 0)
+
+    def hold_charge(self, game_id: str, seat: int, ms: int) -> None:
+        self._held[(game_id, seat)] = self._held.get((game_id, seat), 0) + ms
+
+    def release_charge(self, game_id: str, seat: int, ms: int) -> None:
+        left = self._held.get((game_id, seat), 0) - ms
+        if left > 0:
+            self._held[(game_id, seat)] = left
+        else:
+            self._held.pop((game_id, seat), None)
 
     async def bank_left(self, game_id: str, seat: int, bank_ms: int) -> int:
         used = await self.pool.fetchval(
             "SELECT coalesce(sum(overdraft_ms), 0) FROM agent_turns WHERE game_id = $1::text::uuid AND seat = $2",
             game_id, seat,
         )
-        return max(0, bank_ms - int(used))
+        return max(0, bank_ms - int(used) - self._held.get((game_id, seat), 0))
 
     async def charge_pull_move(self, game_id: str, seat: int, upto_version: int, answered_ms: float,
                                move_ms: int, bank_ms: int) -> None:

@@ -5,6 +5,7 @@ move unless the game has moved on (see GameService.play_for_seat)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 from services.scheduler import Scheduler
@@ -27,22 +28,33 @@ class Deadlines:
         self.schedule(table)
 
     async def sweep(self, games, agent_budget_ms: Callable[[Table], int]) -> int:
-        """Reschedule the deadline of every awaited seat of every table still
-        playing that has one: timed tables, and tables with agents (the
-        backstop of an agent's turn, `agent_budget_ms` after now). The
-        worker's periodic sweep runs this, so a deadline job lost with Redis,
-        or taken by a worker that died, cannot leave a table waiting forever.
-        Job ids make it a no-op while the original job is still queued."""
+        """Re-arm the deadlines of tables still playing that have waited past
+        them (timed tables, and tables with agents: the backstop of an
+        agent's turn comes `agent_budget_ms` after it began). The worker's
+        periodic sweep runs this, so a deadline job lost with Redis, or taken
+        by a worker that died, cannot leave a table waiting forever. Job ids
+        make it a no-op while the original job is still queued."""
         rows = await games.pool.fetch(
             "SELECT g.game_id::text AS id FROM games g WHERE g.status = 'playing' AND (g.time_control IS NOT NULL"
             " OR EXISTS (SELECT 1 FROM seats s JOIN players p ON p.player_id = s.player_id"
             " WHERE s.game_id = g.game_id AND p.kind = 'agent'))"
         )
+        stuck = 0
         for row in rows:
             table = await games.load(row["id"])
-            self.schedule(table)
-            self.schedule(table, agents=True, delay_ms=agent_budget_ms(table))
-        return len(rows)
+            if table.state is None or table.over:
+                continue
+            waited_ms = (time.monotonic() - table.changed_at) * 1000
+            # Only a table that has waited past its deadline lost its job;
+            # the others' jobs are still due, and re-arming them costs.
+            move_ms = table.time_control.get("move_ms", 30_000) if table.time_control else None
+            if move_ms is not None and waited_ms > move_ms:
+                self.schedule(table, delay_ms=0)
+                stuck += 1
+            if waited_ms > agent_budget_ms(table):
+                self.schedule(table, agents=True, delay_ms=0)
+                stuck += 1
+        return stuck
 
     def schedule(self, table: Table, agents: bool = False, delay_ms: int | None = None) -> None:
         """Deadline jobs for the awaited seats held by people, or (agents=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -81,6 +82,7 @@ class Table:
     # Duplicate tournaments: the same deal is still being played at other
     # tables, so this finished game's contents stay hidden until they end.
     embargo: bool = False
+    changed_at: float = 0.0  # monotonic time this copy last took in new events
     last_command: tuple[str, int | None] | None = None  # (command id, seat) of the latest commit, for on_commit hooks
 
     def seat_of(self, player_id: str | None) -> int | None:
@@ -154,6 +156,7 @@ class Table:
         self.state = state
         self.events.extend(events)
         self.version += len(events)
+        self.changed_at = time.monotonic()
         if not was_over and self.over:
             # Right for a commit applied as it happens; a log loaded whole
             # learns it from the commands instead (note_end_from_commands).

@@ -85,12 +85,23 @@ class AgentCaller:
             reason, detail, raw, answered_ms = await self._post(agent, body, budget_ms, f"{game_id}:{version}:{seat}")
         used_ms = int((answered_ms if answered_ms is not None else time.time() * 1000) - sent_ms)
         overdraft = bank_left if reason == "timeout" else min(bank_left, max(0, used_ms - move_ms))
-        # Charge the bank before the move commits: the commit may ask this
-        # seat for its next move at once, and that call must see the charge.
-        await agents.record_turn(
-            game_id, version, seat, holder.player_id, committed_ms, sent_ms, answered_ms, None,
-            min(used_ms, 2**31 - 1), overdraft, "pending", detail or "",
-        )
+        # Charge the bank before the move commits (the commit may ask this
+        # seat for its next move at once), in memory: the row is written after.
+        agents.hold_charge(game_id, seat, overdraft)
+        try:
+            outcome, detail = await self._settle(game_id, version, seat, reason, detail, raw, answered_ms)
+            await agents.record_turn(
+                game_id, version, seat, holder.player_id, committed_ms, sent_ms, answered_ms, time.time() * 1000,
+                min(used_ms, 2**31 - 1), overdraft, outcome, detail,
+            )
+        finally:
+            agents.release_charge(game_id, seat, overdraft)
+        return outcome
+
+    async def _settle(self, game_id: str, version: int, seat: int, reason: str | None, detail: str,
+                      raw, answered_ms: float | None) -> tuple[str, str]:
+        """The agent's answer as its move, or the default move and why: (outcome, detail)."""
+        games = self.rt.games
         if reason is None:
             try:
                 await games.act(game_id, seat, raw, f"agent:{seat}:{version}", expected_version=version,
@@ -115,11 +126,7 @@ class AgentCaller:
             )
             if not played:
                 outcome = "stale"
-        await agents.record_turn(
-            game_id, version, seat, holder.player_id, committed_ms, sent_ms, answered_ms, time.time() * 1000,
-            min(used_ms, 2**31 - 1), overdraft, outcome, detail,
-        )
-        return outcome
+        return outcome, detail
 
     async def _post(self, agent, body: bytes, budget_ms: int, delivery: str):
         """(reason, detail, action, answered_ms); reason None when the answer is usable."""

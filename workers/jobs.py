@@ -41,7 +41,7 @@ async def reconcile(ctx: dict) -> dict:
         move_ms, bank_ms = agents.time_control(table.time_control)
         return move_ms + bank_ms + agents.backstop_grace_ms
 
-    counts["timed_tables"] = await runtime.deadlines.sweep(runtime.games, agent_budget_ms)
+    counts["deadlines_rearmed"] = await runtime.deadlines.sweep(runtime.games, agent_budget_ms)
     return counts
 
 
