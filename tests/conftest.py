@@ -122,7 +122,22 @@ def redis_url(servers):
         client.close()
 
 
-class ServerProcess:
+class ChildProcess:
+    """A service process the tests start, stop and kill."""
+
+    proc: subprocess.Popen | None = None
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown hook, no cleanup."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+
+
+class ServerProcess(ChildProcess):
     """`uvicorn services.app:app_from_env` in a child process, on a fixed port."""
 
     def __init__(self, port: int, env: dict[str, str]) -> None:
@@ -149,14 +164,6 @@ class ServerProcess:
             time.sleep(0.05)
         raise RuntimeError("server did not start")
 
-    def kill(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-    def stop(self) -> None:
-        stop_process(self.proc)
-
 
 def stop_process(proc: subprocess.Popen | None, timeout: float = 15) -> None:
     """SIGTERM, then SIGKILL if it has not stopped within `timeout` seconds."""
@@ -169,7 +176,7 @@ def stop_process(proc: subprocess.Popen | None, timeout: float = 15) -> None:
             proc.wait()
 
 
-class WorkerProcess:
+class WorkerProcess(ChildProcess):
     """`python -m services.cli worker` in a child process, its output in a file."""
 
     def __init__(self, env: dict[str, str], log_path: Path) -> None:
@@ -184,15 +191,6 @@ class WorkerProcess:
                 stdout=log, stderr=subprocess.STDOUT,
             )
         return self
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown hook, no cleanup."""
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-    def stop(self) -> None:
-        stop_process(self.proc)
 
     def tail(self, chars: int = 4000) -> str:
         try:
