@@ -126,6 +126,22 @@ class Hub:
             if not subs:
                 del self._subs[sub.stream_id]
 
+    async def watch(self, stream_id: str, keepalive_s: float):
+        """What an SSE response follows: a Notice at once (read the backlog:
+        the subscription is already in place, so nothing falls in between),
+        then one per notice, and None whenever `keepalive_s` passes quietly.
+        Use with contextlib.aclosing, so the subscription ends with the client."""
+        sub = self.subscribe(stream_id)
+        try:
+            yield Notice(stream_id, 0, self.latest_version(stream_id))
+            while True:
+                try:
+                    yield await asyncio.wait_for(sub.queue.get(), keepalive_s)
+                except asyncio.TimeoutError:
+                    yield None
+        finally:
+            self.unsubscribe(sub)
+
     def deliver(self, notice: Notice) -> None:
         for sub in self._subs.get(notice.stream_id, ()):
             sub.queue.put_nowait(notice)

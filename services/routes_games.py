@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextlib import aclosing
 from typing import Annotated, Any
 
 import msgspec
@@ -17,7 +18,6 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from engines.registry import available, get_game
 from services.errors import BadRequest
-from services.fanout import Notice
 from services.games import GameService, Outcome
 from services.players import Player, Players
 from services.tables import Table, engine_events
@@ -297,35 +297,27 @@ async def stream(request: Request, state: State, game_id: str, authorization: Au
     games = _games(state)
     table = await games.load(game_id)
     viewer = table.seat_of(player.player_id) if player else None
-    resume = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
-    try:
-        last = int(resume)
-    except ValueError:
-        last = -1
-    if last < 0:
+    return ServerSentEvent(_sse(state, games, table, viewer, resume_point(request)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def resume_point(request: Request) -> int:
+    """The version an SSE client saw last: `Last-Event-ID` (a reconnect) or `?after=`."""
+    resume = (request.headers.get("last-event-id") or request.query_params.get("after") or "0").strip()
+    if not resume.isdigit():
         raise BadRequest("bad_last_event_id", "Last-Event-ID is the version of the last event you saw (0 or more)")
-    return ServerSentEvent(_sse(state, games, table, viewer, last), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return int(resume)
 
 
 async def _sse(state: State, games: GameService, table: Table, viewer: int | None, last: int):
     """Every event the viewer may see after `last`, once, in order; gaps in
     the Redis fast path are filled from PostgreSQL."""
-    hub = state.hub
-    sub = hub.subscribe(table.game_id)
-    keepalive = state.settings.sse_keepalive_s
     encode = msgspec.json.encode
-    try:
-        # Subscribe first, then read the backlog: nothing falls in between.
-        pending: Notice | None = Notice(table.game_id, last + 1, last + 1)
-        turn_told = -1
-        while True:
-            if pending is None:
-                try:
-                    pending = await asyncio.wait_for(sub.queue.get(), keepalive)
-                except asyncio.TimeoutError:
-                    yield ServerSentEventMessage(comment="keepalive")
-                    continue
-            notice, pending = pending, None
+    turn_told = -1
+    async with aclosing(state.hub.watch(table.game_id, state.settings.sse_keepalive_s)) as notices:
+        async for notice in notices:
+            if notice is None:
+                yield ServerSentEventMessage(comment="keepalive")
+                continue
             if notice.last > table.version:
                 await games.refresh(table)  # written by another process, or a resync nudge
             await games.check_embargo(table)
@@ -343,9 +335,6 @@ async def _sse(state: State, games: GameService, table: Table, viewer: int | Non
             if table.disclosed and last >= table.version:
                 yield ServerSentEventMessage(data=encode({"version": last, "status": "finished"}).decode(), event="end", id=last)
                 return
-    finally:
-        hub.unsubscribe(sub)
-
 
 ROUTES = [
     health, ready, catalog, create_player, create_game, read_game, take_seat, seat_bot,

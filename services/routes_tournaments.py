@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
+from contextlib import aclosing
 from typing import Annotated, Any
 
 import msgspec
@@ -13,9 +13,9 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from engines.registry import get_game
 from engines.core import OptionsError
-from services.errors import BadRequest, NotFound
-from services.fanout import Notice
+from services.errors import NotFound
 from services.ratings import PROVISIONAL_SIGMA
+from services.routes_games import resume_point
 from services.tournaments import TournamentService
 
 Auth = Annotated[str | None, Parameter(header="Authorization", required=False)]
@@ -92,24 +92,15 @@ async def tournament_events(state: State, tournament_id: str, after: Annotated[i
 async def tournament_stream(request: Request, state: State, tournament_id: str) -> ServerSentEvent:
     service = _tn(state)
     await service.load(tournament_id)  # 404 for an unknown tournament
-    resume = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
-    last = int(resume) if resume.isdigit() else -1
-    if last < 0:
-        raise BadRequest("bad_last_event_id", "Last-Event-ID is the version of the last event you saw (0 or more)")
+    last = resume_point(request)
 
     async def messages():
-        sub = state.hub.subscribe(tournament_id)
-        try:
-            pending: Notice | None = Notice(tournament_id, last + 1, last + 1)
-            sent = last
-            while True:
-                if pending is None:
-                    try:
-                        pending = await asyncio.wait_for(sub.queue.get(), state.settings.sse_keepalive_s)
-                    except asyncio.TimeoutError:
-                        yield ServerSentEventMessage(comment="keepalive")
-                        continue
-                pending = None
+        sent = last
+        async with aclosing(state.hub.watch(tournament_id, state.settings.sse_keepalive_s)) as notices:
+            async for notice in notices:
+                if notice is None:
+                    yield ServerSentEventMessage(comment="keepalive")
+                    continue
                 current = await service.load(tournament_id)
                 for item in service.public_events(current, sent):
                     sent = item["version"]
@@ -117,8 +108,6 @@ async def tournament_stream(request: Request, state: State, tournament_id: str) 
                 if current.state.status in ("finished", "cancelled"):
                     yield ServerSentEventMessage(data='{"status": "%s"}' % current.state.status, event="end", id=sent)
                     return
-        finally:
-            state.hub.unsubscribe(sub)
 
     return ServerSentEvent(messages(), headers={"Cache-Control": "no-store"})
 
