@@ -10,6 +10,7 @@ import asyncio
 import time
 
 from services.agents import AgentService, AgentSettings
+from services.background import spawn
 from services.constants import player_stream
 from services.deadlines import deadline_job_id
 from services.fanout import Notice, Publisher
@@ -27,7 +28,6 @@ class AgentDispatch:
         self.scheduler = scheduler
         self.publisher = publisher
         self.settings = settings
-        self._tasks: set[asyncio.Task] = set()
         # Set in worker processes (workers/agent_calls.py): call at once
         # instead of through the queue.
         self.call_directly = None
@@ -51,9 +51,7 @@ class AgentDispatch:
                 turns.append(self._turn(table.game_id, table.version, holder.seat, holder.player_id, committed_ms, table.time_control))
         work = [self._after_commit(settle, turns)] if settle is not None else turns
         for job in work:
-            task = asyncio.ensure_future(job)
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            spawn(job)
 
     @staticmethod
     async def _after_commit(settle, turns: list) -> None:

@@ -4,10 +4,10 @@ move unless the game has moved on (see GameService.play_for_seat)."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 
+from services.background import spawn
 from services.scheduler import Scheduler
 from services.tables import Table
 
@@ -22,7 +22,6 @@ def deadline_job_id(game_id: str, version: int, seat: int) -> str:
 class Deadlines:
     def __init__(self, scheduler: Scheduler) -> None:
         self.scheduler = scheduler
-        self._tasks: set[asyncio.Task] = set()
 
     def on_commit(self, table: Table, events: list) -> None:
         self.schedule(table)
@@ -68,11 +67,7 @@ class Deadlines:
             holder = table.seats[seat]
             if holder is None or holder.bot is not None or (holder.kind == "agent") != agents:
                 continue
-            task = asyncio.ensure_future(
-                self.scheduler.enqueue(
-                    job, table.game_id, table.version, seat,
-                    job_id=deadline_job_id(table.game_id, table.version, seat), delay_s=delay_ms / 1000,
-                )
-            )
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            spawn(self.scheduler.enqueue(
+                job, table.game_id, table.version, seat,
+                job_id=deadline_job_id(table.game_id, table.version, seat), delay_s=delay_ms / 1000,
+            ))

@@ -4,7 +4,6 @@ workers only translate into these calls."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import secrets
 import time
@@ -16,6 +15,7 @@ import msgspec
 
 from engines.core import Ctx, OptionsError, RuleError
 from engines.registry import get_game
+from services.background import spawn
 from services.errors import BadRequest, Conflict, Forbidden, Unavailable, Unprocessable
 from services.eventstore import EventStore, VersionConflict
 from services.fanout import Notice, Publisher
@@ -310,7 +310,7 @@ class GameService:
         self.publisher.publish(Notice(table.game_id, first, first + len(events) - 1))
         if table.over and table.status != "finished":
             table.status = "finished"
-            asyncio.ensure_future(self._mark_finished(table.game_id))
+            spawn(self._mark_finished(table.game_id))
         for callback in self.on_commit:
             callback(table, events)
 

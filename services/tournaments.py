@@ -17,6 +17,7 @@ import msgspec
 import engines.tournament as tn
 from engines.core import OptionsError, RuleError
 from engines.registry import get_game
+from services.background import spawn
 from services.errors import BadRequest, Conflict, NotFound, Unprocessable
 from services.eventstore import EventStore, VersionConflict
 from services.fanout import Notice, Publisher
@@ -232,7 +233,7 @@ class TournamentService:
         if table.tournament_id is None:
             return
         if any(isinstance(e, GameFinished) for e in events):
-            asyncio.ensure_future(self.scheduler.enqueue("record_table", table.game_id, job_id=f"record:{table.game_id}"))
+            spawn(self.scheduler.enqueue("record_table", table.game_id, job_id=f"record:{table.game_id}"))
 
     async def record_table(self, game_id: str) -> list:
         """A finished tournament game's result into the tournament stream (a worker job)."""
