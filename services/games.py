@@ -268,16 +268,12 @@ class GameService:
     async def _commit_command(self, table: Table, seat: int | None, command_id: str, events: list) -> tuple[Outcome, list]:
         """Append a command's events (lock held), with the table's
         GameFinished in the same commit when they end the game."""
-        events = self._with_finish(table, events)
-        outcome = Outcome(table.version + len(events), table.version + 1, seat)
-        await self._commit(table, events, (command_id, msgspec.json.encode(outcome)), seat)
-        return outcome, events
-
-    def _with_finish(self, table: Table, events: list) -> list:
         after = table.game.fold(engine_events(events), table.state)
         if table.game.is_over(after):
-            return [*events, self._finished_event(table, after)]
-        return events
+            events = [*events, self._finished_event(table, after)]
+        outcome = Outcome(table.version + len(events), table.version + 1, seat)
+        await self._commit(table, events, (command_id, msgspec.json.encode(outcome)), seat, state_after=after)
+        return outcome, events
 
     async def refresh(self, table: Table) -> None:
         """Catch up with events another process appended (a cheap query),
@@ -290,8 +286,10 @@ class GameService:
             table.recount_strikes()  # a seat's own move in another process ends its run
             table.note_end_from_commands()
 
-    async def _commit(self, table: Table, events: list, command: tuple[str, bytes] | None, seat: int | None = None) -> None:
-        """Append (expecting the table's version), fold in, publish."""
+    async def _commit(self, table: Table, events: list, command: tuple[str, bytes] | None, seat: int | None = None,
+                      state_after: Any = None) -> None:
+        """Append (expecting the table's version), fold in, publish.
+        `state_after`, when the caller already folded the events, is not folded again."""
         encoded = [(event_tag(e), msgspec.json.encode(e)) for e in events]
         first = table.version + 1
         try:
@@ -305,7 +303,7 @@ class GameService:
             table.commands[command[0]] = command[1]
             table.note_command(command[0], seat)
         table.last_command = (command[0], seat) if command is not None else None
-        table.apply(first, events)
+        table.apply(first, events, state_after)
         self.commits += 1
         self.publisher.publish(Notice(table.game_id, first, first + len(events) - 1))
         if table.over and table.status != "finished":

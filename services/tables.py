@@ -135,13 +135,15 @@ class Table:
                         bot.observe(seen)
         return bot
 
-    def apply(self, first: int, events: list) -> None:
+    def apply(self, first: int, events: list, state_after: Any = None) -> None:
         """Fold in events whose versions start at `first`. Events this copy
         already holds are skipped: a reader catching up from PostgreSQL and
-        the writer that committed them may both bring the same events."""
+        the writer that committed them may both bring the same events. The
+        writer passes the state it already folded (`state_after`)."""
         if first <= self.version:
             events = events[self.version + 1 - first :]
             first = self.version + 1
+            state_after = None  # folded from a state this copy has moved past
         if not events:
             return
         if first != self.version + 1:
@@ -151,9 +153,9 @@ class Table:
         for event in events:
             if isinstance(event, TableEvent):
                 self._note(event)
-            else:
+            elif state_after is None:
                 state = evolve(state, event)
-        self.state = state
+        self.state = state if state_after is None else state_after
         self.events.extend(events)
         self.version += len(events)
         self.changed_at = time.monotonic()
