@@ -140,16 +140,44 @@ def parse_endpoint(endpoint: str, allow_http: bool):
     if parts.fragment:
         raise EndpointRefused("bad_endpoint", "endpoint must not have a #fragment")
     try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
+        explicit = parts.port
     except ValueError:
         raise EndpointRefused("bad_endpoint", "endpoint has an invalid port") from None
+    # Port 0 is no port: `parts.port or default` would quietly turn it into 443.
+    if explicit == 0:
+        raise EndpointRefused("bad_endpoint", "endpoint port must be 1 to 65535")
+    port = explicit if explicit is not None else (443 if parts.scheme == "https" else 80)
     return parts, parts.hostname, port
+
+
+# IPv6 prefixes that carry an IPv4 address in their last 32 bits: judged by
+# that IPv4 address (NAT64 with a public IPv4 is how IPv6-only hosts reach
+# the IPv4 internet, so it is allowed; around 127.0.0.1 it is loopback).
+_EMBEDS_IPV4_LOW32 = (
+    ipaddress.ip_network("64:ff9b::/96"),  # NAT64, well-known prefix
+    ipaddress.ip_network("::ffff:0:0/96"),  # IPv4-mapped
+    ipaddress.ip_network("::/96"),  # IPv4-compatible (deprecated)
+)
+# Tunnels that route to an IPv4 host through relays we do not control: no
+# agent needs them, and they can wrap any IPv4 address (6to4 around
+# 127.0.0.1 is 2002:7f00:1::), so they are refused whatever they wrap.
+_TUNNELS = (
+    ipaddress.ip_network("2002::/16"),  # 6to4
+    ipaddress.ip_network("2001::/32"),  # Teredo
+    ipaddress.ip_network("64:ff9b:1::/48"),  # NAT64, local use (RFC 8215)
+)
 
 
 def address_allowed(address: str, allow_private: bool) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if any(ip in net for net in _TUNNELS) and not allow_private:
+            return False
+        if ip != ipaddress.IPv6Address("::") and ip != ipaddress.IPv6Address("::1"):
+            for net in _EMBEDS_IPV4_LOW32:
+                if ip in net:
+                    ip = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+                    break
     if ip.is_multicast or ip.is_unspecified:
         return False
     if allow_private:
@@ -193,10 +221,9 @@ async def resolve_endpoint(endpoint: str, allow_http: bool, allow_private: bool)
         raise EndpointRefused("endpoint_unresolvable", f"cannot resolve {host}")
     for address in addresses:
         if not address_allowed(address, allow_private):
-            raise EndpointRefused(
-                "endpoint_not_allowed",
-                f"{host} resolves to {address}, a private, loopback, link-local or reserved address",
-            )
+            # Never name the address: a DNS answer from inside our network
+            # is not the caller's to learn.
+            raise EndpointRefused("endpoint_not_allowed", f"the address of {host} is not public")
     address = addresses[0]
     netloc_host = f"[{address}]" if ":" in address else address
     url = parts._replace(netloc=f"{netloc_host}:{port}").geturl()

@@ -58,6 +58,9 @@ async def test_signature_is_hmac_of_timestamp_and_body():
 @pytest.mark.parametrize("address", [
     "127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0",
     "::1", "fe80::1", "fc00::1", "::ffff:127.0.0.1", "224.0.0.1", "240.0.0.1",
+    # IPv6 wrappings of private IPv4 (issue 11, item 15): 6to4, NAT64, mapped, compatible, Teredo
+    "2002:7f00:1::1", "2002:a00:7::1", "2002:5db8:d822::1", "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe",
+    "64:ff9b:1::a00:1", "::ffff:7f00:1", "::7f00:1", "2001:0:4136:e378:8000:63bf:80ff:fffe",
 ])
 async def test_private_loopback_link_local_and_reserved_addresses_are_refused(address):
     assert not address_allowed(address, allow_private=False)
@@ -66,6 +69,21 @@ async def test_private_loopback_link_local_and_reserved_addresses_are_refused(ad
 async def test_public_addresses_are_allowed():
     assert address_allowed("93.184.216.34", allow_private=False)
     assert address_allowed("2606:2800:220:1:248:1893:25c8:1946", allow_private=False)
+    # NAT64 around a public IPv4 is how an IPv6-only host reaches it.
+    assert address_allowed("64:ff9b::5db8:d822", allow_private=False)
+    assert address_allowed("::ffff:93.184.216.34", allow_private=False)
+
+
+async def test_port_zero_is_refused_and_a_refusal_never_names_a_dns_answer():
+    for endpoint in ("https://93.184.216.34:0/turn", "http://127.0.0.1:0/turn"):
+        with pytest.raises(EndpointRefused) as err:
+            await resolve_endpoint(endpoint, allow_http=True, allow_private=True)
+        assert err.value.code == "bad_endpoint" and "port" in err.value.message
+    with pytest.raises(EndpointRefused) as err:
+        await resolve_endpoint("https://localhost/turn", allow_http=False, allow_private=False)
+    assert err.value.code == "endpoint_not_allowed"
+    assert "127.0.0.1" not in err.value.message and "::1" not in err.value.message
+    assert "not public" in err.value.message
 
 
 async def test_resolve_pins_the_checked_address():
@@ -90,12 +108,16 @@ async def test_registration_refuses_private_endpoints_unless_allowed(server):
         ("https://10.0.0.7/turn", "endpoint_not_allowed"),
         ("https://169.254.169.254/latest/meta-data", "endpoint_not_allowed"),
         ("https://[::1]/turn", "endpoint_not_allowed"),
+        ("https://[2002:7f00:1::1]/", "endpoint_not_allowed"),  # 6to4 around 127.0.0.1
+        ("https://[64:ff9b::7f00:1]/", "endpoint_not_allowed"),  # NAT64 around 127.0.0.1
+        ("https://93.184.216.34:0/turn", "bad_endpoint"),
         ("https://localhost/turn", "endpoint_not_allowed"),
         ("http://93.184.216.34/turn", "endpoint_not_allowed"),  # plain http
         ("gopher://example.com/", "bad_endpoint"),
     ]:
         r = await owner.post("/api/v1/agents", {"name": "a", "games": ["kabuki-tricks"], "endpoint": endpoint})
         assert r.status_code in (400, 422) and r.json()["code"] == code, (endpoint, r.text)
+        assert "127.0.0.1" not in r.json()["message"] or "127.0.0.1" in endpoint, r.text
     r = await owner.post("/api/v1/agents", {"name": "a", "games": ["kabuki-tricks"]})
     assert r.status_code == 400 and r.json()["code"] == "bad_mode"
     r = await owner.post("/api/v1/agents", {"name": "a", "games": ["chess"], "mode": "pull"})
