@@ -342,10 +342,24 @@ class AgentService:
         return self._modes[player_id]
 
     def check_can_play(self, agent: Agent, game: str) -> None:
+        """The one rule for an agent taking a new seat (issue 11, item 6):
+        paused means no new seat anywhere, and an agent plays only the games
+        it declared. Called by the owner's routes (sparring, tournament entry)
+        and by the agent's own (casual seats, tournament registration)."""
         if agent.status != "active":
             raise Conflict("agent_paused", "this agent is paused; resume it first")
         if game not in agent.games:
-            raise Unprocessable("game_not_supported", f"this agent plays {', '.join(agent.games)}, not {game}")
+            raise Unprocessable("game_not_declared", f"this agent declared {', '.join(agent.games)}, not {game}")
+
+    async def check_new_seat(self, player: Player, game: str) -> None:
+        """A seat asked for with a player's own token: people pass, an agent
+        (its bot token) must be allowed to play `game` now."""
+        if player.kind != "agent":
+            return
+        agent = await self.get(player.player_id)
+        if agent is None or agent.status == "deleted":
+            raise Forbidden("not_an_agent", "this agent was deleted")
+        self.check_can_play(agent, game)
 
     # --- time bank and answer times (agent_turns) ---------------------------------
 

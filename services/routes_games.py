@@ -229,6 +229,8 @@ async def read_game(state: State, game_id: str, authorization: Auth) -> GameInfo
 @post("/api/v1/games/{game_id:str}/seats", status_code=200)
 async def take_seat(state: State, game_id: str, authorization: Auth, data: TakeSeat | None = None) -> GameInfo:
     player = await _players(state).authenticate(authorization)
+    if player.kind == "agent":  # a paused agent takes no seat; only declared games (issue 11, item 6)
+        await state.runtime.agents.check_new_seat(player, (await _games(state).tables.get(game_id)).game.name)
     table = await _games(state).take_seat(player, game_id, data.seat if data else None)
     return game_info(table, player)
 

@@ -53,6 +53,9 @@ async def read_tournament(state: State, tournament_id: str) -> dict:
 @post("/api/v1/tournaments/{tournament_id:str}/registrations", status_code=200)
 async def register(state: State, tournament_id: str, authorization: Auth) -> dict:
     player = await state.players.authenticate(authorization)
+    if player.kind == "agent":  # with its own token, the same rule as its owner's route (issue 11, item 6)
+        game = (await _tn(state).load(tournament_id)).state.settings.game
+        await state.runtime.agents.check_new_seat(player, game)
     return _tn(state).summary(await _tn(state).register(player, tournament_id))
 
 

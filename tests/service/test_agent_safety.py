@@ -138,3 +138,47 @@ async def test_registration_accepts_a_local_endpoint_where_allowed(server_env):
         assert r.json()["secret"].startswith("whsec_") and r.json()["token"].startswith("hm_")
     finally:
         stack.server.stop()
+
+
+async def test_a_paused_agent_takes_no_new_seat_and_plays_only_declared_games(server):
+    """Issue 11, item 6: with its own token a paused agent could still
+    register for tournaments (even of a game it never declared) and take
+    casual seats."""
+    owner = await ApiClient.register(server.base_url, "agent owner")
+    r = await owner.post("/api/v1/agents", {"name": "pullbot", "games": ["kabuki-tricks"], "mode": "pull"})
+    assert r.status_code == 201, r.text
+    agent_id, bot = r.json()["agent_id"], ApiClient(server.base_url, token=r.json()["token"])
+
+    start_ms = int(time.time() * 1000) + 3_600_000  # never starts during the test
+    tournaments = {}
+    for game in ("kabuki-tricks", "cahoots"):
+        r = await owner.post("/api/v1/tournaments", {
+            "game": game, "start_ms": start_ms, "table_size": 3, "format": "swiss", "rounds": 1, "bots": "fill",
+        })
+        assert r.status_code == 201, r.text
+        tournaments[game] = r.json()["tournament_id"]
+    tables = {game: await owner.create_game(game, 3) for game in ("kabuki-tricks", "cahoots")}
+
+    def refused(r, status, code):
+        assert r.status_code == status and r.json()["code"] == code, r.text
+
+    assert (await owner.post(f"/api/v1/agents/{agent_id}/pause")).json()["status"] == "paused"
+    refused(await bot.post(f"/api/v1/tournaments/{tournaments['kabuki-tricks']}/registrations"), 409, "agent_paused")
+    refused(await bot.post(f"/api/v1/games/{tables['kabuki-tricks']}/seats", {}), 409, "agent_paused")
+    refused(await owner.post(f"/api/v1/agents/{agent_id}/sparring", {"game": "kabuki-tricks", "games": 1}), 409, "agent_paused")
+    refused(await owner.post(f"/api/v1/agents/{agent_id}/tournaments/{tournaments['kabuki-tricks']}"), 409, "agent_paused")
+    # Nothing was taken while paused.
+    info = (await owner.get(f"/api/v1/tournaments/{tournaments['kabuki-tricks']}")).json()
+    assert info["registered"] == []
+    assert not any(s["taken"] for s in (await owner.game(tables["kabuki-tricks"]))["seats"])
+
+    assert (await owner.post(f"/api/v1/agents/{agent_id}/resume")).json()["status"] == "active"
+    refused(await bot.post(f"/api/v1/tournaments/{tournaments['cahoots']}/registrations"), 422, "game_not_declared")
+    refused(await bot.post(f"/api/v1/games/{tables['cahoots']}/seats", {}), 422, "game_not_declared")
+    refused(await owner.post(f"/api/v1/agents/{agent_id}/tournaments/{tournaments['cahoots']}"), 422, "game_not_declared")
+    assert (await owner.get(f"/api/v1/tournaments/{tournaments['cahoots']}")).json()["registered"] == []
+    # Active, in a declared game: both work.
+    r = await bot.post(f"/api/v1/tournaments/{tournaments['kabuki-tricks']}/registrations")
+    assert r.status_code == 200 and [e["id"] for e in r.json()["registered"]] == [agent_id], r.text
+    r = await bot.post(f"/api/v1/games/{tables['kabuki-tricks']}/seats", {})
+    assert r.status_code == 200 and r.json()["your_seat"] == 0, r.text

@@ -190,7 +190,7 @@ async def test_sparring_report_and_owner_controls(stack):
         r = await owner.post(f"/api/v1/agents/{agent_id}/resume")
         assert r.json()["status"] == "active"
         r = await owner.post(f"/api/v1/agents/{agent_id}/sparring", {"game": "cahoots", "games": 1})
-        assert r.status_code == 422 and r.json()["code"] == "game_not_supported"
+        assert r.status_code == 422 and r.json()["code"] == "game_not_declared"
 
         # An agent cannot register agents; its token works until it is deleted.
         bot = ApiClient(stack.base_url, token=good["token"])
