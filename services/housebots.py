@@ -4,7 +4,13 @@ After every commit the table's driver (one asyncio task per live table) asks
 each house-bot seat that may act for an action, submits it through the same
 service function as a person's (command id `bot:<seat>:<version>`, so two
 processes driving one table cannot both move), and sleeps until the next
-timer when the rules make everyone wait (KM-3's stop window)."""
+timer when the rules make everyone wait (KM-3's stop window).
+
+A table must never stall (issue 11, item 8). A driver that fails (PostgreSQL
+restarting, say) is started again after a backoff in its own process, and
+the worker's sweep (`sweep`, every 5 s) starts a driver for any table in play
+that a house bot or a due timer should have moved but nobody did for a few
+seconds (its process died, or lost the table)."""
 
 from __future__ import annotations
 
@@ -17,6 +23,11 @@ from services.tables import Table
 
 log = logging.getLogger("hanamichi.housebots")
 
+# A table a house bot or a due timer should move, untouched this long, has no
+# working driver: the sweep gives it one.
+STALL_S = 3.0
+RETRY_MAX_S = 5.0
+
 
 class HouseBots:
     def __init__(self, games: GameService, delay_ms: int = 0) -> None:
@@ -24,6 +35,8 @@ class HouseBots:
         self.delay_ms = delay_ms
         games.on_commit.append(self.on_commit)
         self._closing = False
+        self._retry_s: dict[str, float] = {}  # game id -> next backoff after a failed driver
+        self.restarts = 0  # drivers started again after a failure (figures for tests)
 
     def on_commit(self, table: Table, events: list) -> None:
         self.kick(table)
@@ -39,6 +52,57 @@ class HouseBots:
 
     async def close(self) -> None:
         self._closing = True
+
+    @staticmethod
+    def needs_driver(table: Table) -> bool:
+        """A house bot may act now, or a timed transition is due."""
+        if table.state is None or table.over:
+            return False
+        game = table.game
+        if any(table.bot_for(seat) is not None for seat in game.to_act(table.state)):
+            return True
+        due = game.next_timer(table.state)
+        return due is not None and due <= now_ms()
+
+    async def sweep(self, stall_s: float = STALL_S) -> int:
+        """Start a driver for every table in play that should have moved
+        (`needs_driver`) but has written nothing for `stall_s`; mark finished
+        the tables whose log ended but whose row missed it (PostgreSQL went
+        away right after the last commit). Returns how many it picked up."""
+        rows = await self.games.pool.fetch(
+            "SELECT g.game_id::text AS id, extract(epoch FROM now() - (SELECT e.recorded_at FROM events e"
+            " WHERE e.stream_id = g.game_id::text ORDER BY e.version DESC LIMIT 1)) AS idle_s"
+            " FROM games g WHERE g.status = 'playing'"
+        )
+        picked = 0
+        for row in rows:
+            if row["idle_s"] is not None and row["idle_s"] < stall_s:
+                continue
+            try:
+                table = await self.games.load(row["id"])
+            except Exception as exc:
+                log.warning("sweep could not load %s: %s", row["id"], exc)
+                continue
+            if table.over:
+                await self.games._mark_finished(table.game_id)  # then the reconcile sweep records it
+                picked += 1
+            elif self.needs_driver(table) and (table.driver is None or table.driver.done()):
+                log.warning("table %s stalled %.0f s with no driver; driving it from here", table.game_id, row["idle_s"] or 0)
+                self.kick(table)
+                picked += 1
+        return picked
+
+    def _failed(self, table: Table) -> None:
+        """Start the table's driver again after a backoff (0.5 s doubling to 5 s)."""
+        delay = self._retry_s.get(table.game_id, 0.5)
+        self._retry_s[table.game_id] = min(RETRY_MAX_S, delay * 2)
+
+        def again() -> None:
+            if not self._closing and (table.driver is None or table.driver.done()):
+                self.restarts += 1
+                self.kick(table)
+
+        asyncio.get_running_loop().call_later(delay, again)
 
     async def resume_all(self) -> int:
         """At start-up: tables that were mid-game when a process stopped."""
@@ -75,10 +139,13 @@ class HouseBots:
                         await asyncio.sleep(self.delay_ms / 1000)
                     try:
                         await self.games.act(table.game_id, seat, action, f"bot:{seat}:{version}")
+                        self._retry_s.pop(table.game_id, None)  # working again: the next failure retries soon
                     except ServiceError as err:
                         if err.code == "too_early":
                             asked.pop(seat, None)  # ask again once the window has passed
                             continue
+                        if err.status >= 500:
+                            raise  # storage_unavailable: nothing was written; start again later
                         if err.code not in ("not_your_turn", "version_conflict", "game_finished"):
                             log.warning("house bot %s at %s refused: %s", seat, table.game_id, err.message)
                     moved = True
@@ -97,6 +164,7 @@ class HouseBots:
                 asked.clear()
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("house bot driver for %s stopped", table.game_id)
+        except Exception as exc:
+            log.warning("house bot driver for %s failed (%s: %s); starting it again", table.game_id, type(exc).__name__, exc)
+            self._failed(table)
 

@@ -65,6 +65,8 @@ def _with_database(url: str, name: str) -> str:
 
 
 def _redis_db(url: str, index: int) -> str:
+    if url.startswith("unix://"):  # the embedded Redis: unix:///path/redis.sock?db=N
+        return url.partition("?")[0] + f"?db={index}"
     return url.rsplit("/", 1)[0] + f"/{index}" if url.count("/") >= 3 else f"{url}/{index}"
 
 

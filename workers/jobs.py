@@ -42,6 +42,8 @@ async def reconcile(ctx: dict) -> dict:
         return move_ms + bank_ms + agents.backstop_grace_ms
 
     counts["deadlines_rearmed"] = await runtime.deadlines.sweep(runtime.games, agent_budget_ms)
+    # House-bot tables whose driver died with its process or an outage.
+    counts["bot_tables_resumed"] = await runtime.bots.sweep()
     return counts
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 
 from arq.cron import cron
 from arq.worker import Worker
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services import constants as K
 from services.config import Settings
@@ -18,6 +21,39 @@ from workers.jobs import FUNCTIONS, reconcile
 from services.ratings import RatingsProjector
 
 log = logging.getLogger("hanamichi.worker")
+
+
+# A Redis outage: refused or dropped connections, timeouts, and a restarted
+# Redis still loading its data (BusyLoadingError is a ConnectionError).
+REDIS_DOWN = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError)
+BACKOFF_MAX_S = 5.0
+
+
+class ResilientWorker(Worker):
+    """arq's worker, riding out a Redis outage (issue 11, item 7).
+
+    arq lets a ConnectionError from its poll loop end `main()`, and the
+    process with it: deadlines, tournaments, agent calls and ratings then
+    stop for good. Here a failed poll is logged once, retried with a backoff
+    (0.1 s doubling to 5 s), and the worker carries on when Redis is back.
+    Jobs lost with Redis are redone by the reconcile sweep."""
+
+    _down_since: float | None = None
+    _backoff_s: float = 0.1
+
+    async def _poll_iteration(self) -> None:
+        try:
+            await super()._poll_iteration()
+        except REDIS_DOWN as exc:
+            if self._down_since is None:
+                self._down_since = time.monotonic()
+                log.warning("Redis unreachable (%s: %s); retrying with backoff", type(exc).__name__, exc)
+            await asyncio.sleep(self._backoff_s)
+            self._backoff_s = min(BACKOFF_MAX_S, self._backoff_s * 2)
+            return
+        if self._down_since is not None:
+            log.warning("Redis is back after %.1f s; the worker carries on", time.monotonic() - self._down_since)
+            self._down_since, self._backoff_s = None, 0.1
 
 
 def build_worker(settings: Settings) -> Worker:
@@ -40,7 +76,7 @@ def build_worker(settings: Settings) -> Worker:
             await close_caller(runtime)
             await runtime.close()
 
-    return Worker(
+    return ResilientWorker(
         functions=FUNCTIONS,
         cron_jobs=[cron(reconcile, second=set(range(0, 60, 5)), run_at_startup=False, unique=True)],
         queue_name=K.ARQ_QUEUE,
@@ -58,5 +94,19 @@ def build_worker(settings: Settings) -> Worker:
 
 
 def run_worker(settings: Settings) -> None:
-    worker = build_worker(settings)
-    worker.run()
+    """Run until a signal stops it. A start that fails (Redis or PostgreSQL
+    not there yet, or gone while starting) is retried with a backoff, so a
+    worker started during an outage waits for it to end instead of exiting."""
+    backoff_s = 1.0
+    while True:
+        worker = build_worker(settings)
+        started = time.monotonic()
+        try:
+            worker.run()
+            return
+        except Exception as exc:
+            if time.monotonic() - started > 60:
+                backoff_s = 1.0  # it ran for a while: a new outage, not a crash loop
+            log.warning("worker stopped (%s: %s); starting again in %.0f s", type(exc).__name__, exc, backoff_s)
+            time.sleep(backoff_s)
+            backoff_s = min(10.0, backoff_s * 2)

@@ -12,7 +12,7 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
-from tests.conftest import ServerProcess, free_test_port
+from tests.conftest import ServerProcess, _redis_db, free_test_port
 from tests.service.client import ApiClient, SseReader, play_randomly
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -256,8 +256,8 @@ async def test_a_second_process_that_missed_the_notices_still_serves_fresh_reads
     Redis was flushed, restarted or unreachable right after A's commits.
     PostgreSQL is the truth: B's GET /events and GET /game must catch up
     (within a few resync intervals), not serve its cached copy forever."""
-    index = int(redis_url.rsplit("/", 1)[1])
-    other = redis_url.rsplit("/", 1)[0] + f"/{(index % 15) + 1 if index != 15 else 1}"
+    index = int(redis_url.rsplit("=" if redis_url.startswith("unix:") else "/", 1)[1])
+    other = _redis_db(redis_url, (index % 15) + 1)
     assert other != redis_url
     b = ServerProcess(free_test_port(), dict(server_env, REDIS_URL=other))
     b.start()

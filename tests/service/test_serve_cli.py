@@ -42,7 +42,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _processes_of(data_dir: Path, redis_port: int) -> list[str]:
+def _processes_of(data_dir: Path) -> list[str]:
     """Command lines of live postgres/redis-server processes of this data folder."""
     found = []
     for entry in Path("/proc").iterdir():
@@ -52,7 +52,7 @@ def _processes_of(data_dir: Path, redis_port: int) -> list[str]:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if ("postgres" in cmdline and str(data_dir) in cmdline) or ("redis-server" in cmdline and f":{redis_port}" in cmdline):
+        if ("postgres" in cmdline or "redis-server" in cmdline) and str(data_dir) in cmdline:
             found.append(cmdline)
     return found
 
@@ -104,6 +104,12 @@ class Serve:
             self.proc.wait()
 
 
+def _serve_env(data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update(HANAMICHI_DATA=str(data_dir), PYTHONPATH=str(ROOT))
+    return env
+
+
 def _server_pids(data_dir: Path) -> tuple[int, int]:
     postmaster = int((data_dir / "postgres" / "postmaster.pid").read_text().split()[0])
     redis = int((data_dir / "redis" / "redis.pid").read_text().strip())
@@ -121,9 +127,7 @@ def test_serve_starts_embedded_servers_stops_them_and_keeps_the_data(tmp_path):
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     api_port = _pick_port(18950, 18999)
-    redis_port = _pick_port(16400, 16499)
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update(HANAMICHI_DATA=str(data_dir), HANAMICHI_REDIS_PORT=str(redis_port), PYTHONPATH=str(ROOT))
+    env = _serve_env(data_dir)
 
     # First start: empty data folder.
     serve = Serve(cwd, env, api_port)
@@ -132,7 +136,8 @@ def test_serve_starts_embedded_servers_stops_them_and_keeps_the_data(tmp_path):
         assert ready.json() == {"status": "ready", "postgres": "ok", "redis": "ok"}
         assert f"listening on http://127.0.0.1:{api_port}" in serve.output
         assert f"data in {data_dir}" in serve.output
-        assert f"redis://127.0.0.1:{redis_port}" in serve.output
+        # Redis on a Unix socket in the data folder, like PostgreSQL: no TCP port (issue 11, item 18).
+        assert f"unix://{data_dir}/redis/redis.sock" in serve.output
         assert (data_dir / "postgres" / "PG_VERSION").exists()
         pids = _server_pids(data_dir)
         assert all(_alive(p) for p in pids)
@@ -155,8 +160,8 @@ def test_serve_starts_embedded_servers_stops_them_and_keeps_the_data(tmp_path):
         assert "embedded servers stopped" in serve.output
         _wait_gone(pids)
         assert not any(_alive(p) for p in pids)
-        assert _processes_of(data_dir, redis_port) == []
-        assert _free(api_port) and _free(redis_port)
+        assert _processes_of(data_dir) == []
+        assert _free(api_port)
     finally:
         serve.kill()
         _stop_leftovers(data_dir)
@@ -179,8 +184,8 @@ def test_serve_starts_embedded_servers_stops_them_and_keeps_the_data(tmp_path):
         assert serve.stop(signal.SIGINT) == 0, serve.output
         assert "embedded servers stopped" in serve.output
         _wait_gone(pids)
-        assert _processes_of(data_dir, redis_port) == []
-        assert _free(api_port) and _free(redis_port)
+        assert _processes_of(data_dir) == []
+        assert _free(api_port)
     finally:
         serve.kill()
         _stop_leftovers(data_dir)
