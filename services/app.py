@@ -8,15 +8,18 @@ from contextlib import asynccontextmanager
 
 from litestar import Litestar, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
-from litestar.openapi import OpenAPIConfig
 
+from services.api_docs import document_routes, openapi_with_security
 from services.config import Settings
+from services.docs_ui import assets_router, openapi_config
 from services.errors import ServiceError
+from services.httpinput import refuse_nul
 from services.ratelimit import RateLimiter, limit_agents
 from services.routes_agents import ROUTES as AGENT_ROUTES
 from services.routes_games import ROUTES
 from services.routes_tournaments import ROUTES as TOURNAMENT_ROUTES
 from services.runtime import Runtime
+from services.shutdown import end_streams_on_signal
 
 log = logging.getLogger("hanamichi")
 
@@ -30,12 +33,21 @@ def _service_error(request: Request, exc: ServiceError) -> Response:
     return Response({"code": exc.code, "message": exc.message, **exc.extra}, status_code=exc.status)
 
 
+def _problem(e: dict) -> str:
+    key, message = e.get("key") or "body", e.get("message")
+    if key == "data" and message == "'data'":
+        # Litestar's KeyError for a request with no body at all.
+        return "this route needs a JSON body"
+    return f"{key}: {message}"
+
+
 def _validation_error(request: Request, exc: ValidationException) -> Response:
     # Litestar's detail names the field and the problem, never state.
-    details = "; ".join(
-        f"{e.get('key') or 'body'}: {e.get('message')}" for e in (exc.extra or []) if isinstance(e, dict)
-    )
-    message = f"{exc.detail}" + (f" ({details})" if details else "")
+    # Litestar's own detail quotes the whole URL, query string included (5,000
+    # digits of `after=` made a 5 KB message): name the path only, and bound it.
+    details = "; ".join(_problem(e)[:120] for e in (exc.extra or []) if isinstance(e, dict))
+    where = request.url.path if len(request.url.path) <= 100 else request.url.path[:100] + "..."
+    message = f"Validation failed for {request.method} {where}" + (f" ({details[:250]})" if details else "")
     return Response({"code": "bad_request", "message": message}, status_code=400)
 
 
@@ -53,10 +65,17 @@ def _internal_error(request: Request, exc: Exception) -> Response:
     return Response({"code": "internal_error", "message": "something went wrong on our side"}, status_code=500)
 
 
+async def _before_request(request: Request) -> Response | None:
+    # Refuse input PostgreSQL cannot hold before anything (the agent rate
+    # limit included) looks it up.
+    return await refuse_nul(request) or await limit_agents(request)
+
+
 def create_app(settings: Settings) -> Litestar:
     @asynccontextmanager
     async def lifespan(app: Litestar):
         runtime = await Runtime.open(settings)
+        end_streams_on_signal(runtime.hub.end_streams)  # SIGTERM must not wait for SSE clients
         app.state.update(
             settings=settings, runtime=runtime, pool=runtime.pool, redis=runtime.redis, hub=runtime.hub,
             games=runtime.games, players=runtime.players, tournaments=runtime.tournaments,
@@ -68,9 +87,9 @@ def create_app(settings: Settings) -> Litestar:
             await runtime.close()
 
     return Litestar(
-        route_handlers=[*ROUTES, *TOURNAMENT_ROUTES, *AGENT_ROUTES],
+        route_handlers=[*document_routes([*ROUTES, *TOURNAMENT_ROUTES, *AGENT_ROUTES]), assets_router()],
         lifespan=[lifespan],
-        before_request=limit_agents,
+        before_request=_before_request,
         request_max_body_size=settings.max_body_bytes,
         exception_handlers={
             ServiceError: _service_error,
@@ -79,7 +98,7 @@ def create_app(settings: Settings) -> Litestar:
             RecursionError: _too_deep,
             Exception: _internal_error,
         },
-        openapi_config=OpenAPIConfig(title="Hanamichi", version="1", path="/schema"),
+        openapi_config=openapi_with_security(openapi_config()),
         logging_config=None,
     )
 

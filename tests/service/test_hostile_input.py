@@ -239,8 +239,8 @@ async def test_lobby_refusals(tables: Tables):
     c = t.outsider
     # unknown game (name and id)
     _refused(await c.post("/api/v1/games", {"game": "chess", "players": 2}), 422, "unknown_game")
-    _refused(await c.post("/api/v1/games", {"game": "kabuki-tricks\u0000", "players": 4}), 422, "unknown_game")
-    for gid in (str(uuid.uuid4()), "not-a-uuid", "%00", "x" * 300):
+    # (a NUL in a name or an id is refused before any lookup: see the NUL test below)
+    for gid in (str(uuid.uuid4()), "not-a-uuid", "x" * 300):
         _refused(await t.anon.get(f"/api/v1/games/{gid}"), 404, "game_not_found", "not_found")
         _refused(await t.anon.get(f"/api/v1/games/{gid}/events"), 404, "game_not_found", "not_found")
         _refused(await c.act(gid, {"type": "deal"}), 404, "game_not_found", "not_found")
@@ -376,7 +376,7 @@ async def test_a_command_id_the_database_cannot_store_is_refused_alone(tables: T
         failed = [text for status, text in statuses if status not in (200, 409)]
         assert not failed, f"{len(failed)} of {len(statuses)} honest moves at other tables failed: {failed[0]}"
         for r in replies:
-            _refused(r, 400, "bad_command_id")
+            _refused(r, 400, "bad_command_id", "bad_character")
         assert await t.snapshot() == before
     finally:
         for _, players in others:
@@ -403,4 +403,79 @@ async def test_a_negative_resume_point_on_the_stream_is_refused(tables: Tables):
                 pytest.fail(f"stream resumed from {headers or params} with 200 and event ids {ids}")
             await r.aread()
         _refused(r, 400, "bad_last_event_id", "bad_request")
+    assert await t.snapshot() == before
+
+
+async def _stream_refusal(client: httpx.AsyncClient, path: str, headers: dict, params: dict) -> httpx.Response:
+    async with client.stream("GET", path, headers=headers, params=params, timeout=5) as r:
+        if r.status_code == 200:
+            pytest.fail(f"stream opened with 200 for {headers or params}")
+        await r.aread()
+    return r
+
+
+async def test_resume_points_are_ascii_digits_of_bounded_length(tables: Tables):
+    """Issue 11 item 11: '²' passes str.isdigit but not int(), and int() of
+    5,000 digits raises too: both were 500s. One parser (strict ASCII
+    digits, at most 18) serves Last-Event-ID and every `after`."""
+    t = tables
+    before = await t.snapshot()
+    game_stream = f"/api/v1/games/{t.game_id}/stream"
+    long = "9" * 5000
+    for headers, params in (
+        ({"Last-Event-ID": "²"}, {}), ({"Last-Event-ID": "¹"}, {}), ({"Last-Event-ID": "١٢"}, {}),
+        ({"Last-Event-ID": long}, {}), ({"Last-Event-ID": "1" * 19}, {}), ({"Last-Event-ID": "+3"}, {}),
+        ({}, {"after": "²"}), ({}, {"after": long}), ({}, {"after": "0x10"}), ({}, {"after": "1e3"}),
+    ):
+        # httpx sends header values as latin-1 or UTF-8 bytes, like a hostile client would.
+        raw = {k: v.encode() for k, v in headers.items()}
+        _refused(await _stream_refusal(t.anon.http, game_stream, raw, params), 400, "bad_last_event_id")
+    tournaments = await t.outsider.post(
+        "/api/v1/tournaments", {"game": "kabuki-tricks", "start_ms": 4_102_444_800_000, "table_size": 4, "rounds": 1}
+    )
+    paths = [f"/api/v1/games/{t.game_id}/events"]
+    if tournaments.status_code == 201:
+        tid = tournaments.json()["tournament_id"]
+        paths.append(f"/api/v1/tournaments/{tid}/events")
+        r = await _stream_refusal(t.anon.http, f"/api/v1/tournaments/{tid}/stream", {"Last-Event-ID": "²".encode()}, {})
+        _refused(r, 400, "bad_last_event_id")
+    for path in paths:
+        for after in ("²", "%C2%B2", long, "-1", "x", "0x1", " "):
+            url = f"{path}?after={after}"
+            _refused(await t.anon.http.get(url), 400, "bad_version", "bad_request")
+    assert await t.snapshot() == before
+
+
+async def test_a_nul_in_any_text_parameter_is_400_before_any_query(tables: Tables):
+    """Issue 11 item 12: PostgreSQL text cannot hold U+0000; a NUL in a path,
+    a query parameter or a JSON string reached the driver (500). Each is
+    refused with 400 `bad_character`."""
+    t = tables
+    before = await t.snapshot()
+    c = t.outsider
+    gets = [
+        "/api/v1/tournaments?status=%00", "/api/v1/tournaments?status=open%00",
+        f"/api/v1/players/{c.player_id}/ratings?game=%00", "/api/v1/players/%00x/ratings",
+        "/api/v1/games/%00", f"/api/v1/games/{t.game_id}/events?after=%00",
+        "/api/v1/tournaments/%00", "/api/v1/tournaments/%00/standings", "/api/v1/leaderboards/%00",
+        "/api/v1/agents/%00",
+    ]
+    for path in gets:
+        _refused(await c.http.get(path, headers=c.headers), 400, "bad_character")
+    posts = [
+        ("/api/v1/players", {"name": "a\u0000b"}),
+        ("/api/v1/games", {"game": "kabuki-tricks\u0000", "players": 4}),
+        ("/api/v1/games", {"game": "kabuki-masks", "players": 3, "options": {"bot_memory": "\u0000"}}),
+        ("/api/v1/games", {"game": "kabuki-masks", "players": 3, "options": {"\u0000": 1}}),
+        ("/api/v1/tournaments", {"game": "kabuki-tricks\u0000", "start_ms": 4_102_444_800_000}),
+        ("/api/v1/tournaments/%00/registrations", {}),
+        (f"/api/v1/games/{t.open_id}/bots", {"bot": "random\u0000", "seat": 0}),
+        (f"/api/v1/games/{t.game_id}/actions", {"action": {"type": "deal\u0000"}, "command_id": "nul-a"}),
+        (f"/api/v1/games/{t.game_id}/actions", {"action": {"type": "deal", "x": ["\u0000"]}, "command_id": "nul-b"}),
+        ("/api/v1/agents", {"name": "ag\u0000", "games": ["kabuki-tricks"], "mode": "pull"}),
+    ]
+    for path, body in posts:
+        _refused(await c.post(path, body), 400, "bad_character")
+    # The text `\\u0000` (an escaped backslash) is no NUL: it is judged on its merits.
+    _refused(await c.post("/api/v1/games", {"game": "\\u0000", "players": 4}), 422, "unknown_game")
     assert await t.snapshot() == before
