@@ -19,8 +19,11 @@ import uuid
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+import msgspec
+
 from engines.core import OptionsError
 from engines.registry import get_game
+from engines.timecontrol import TimeControl
 from services.errors import BadRequest, Conflict, Forbidden, NotFound, Unprocessable
 from services.players import Player, token_hash
 
@@ -51,6 +54,12 @@ class AgentSettings:
     @classmethod
     def from_env(cls) -> "AgentSettings":
         env = os.environ
+        default = {"move_ms": int(env.get("HANAMICHI_AGENT_MOVE_MS", "5000")),
+                   "bank_ms": int(env.get("HANAMICHI_AGENT_BANK_MS", "30000"))}
+        try:  # the same bounds as every table's time control, checked at start-up
+            msgspec.convert(default, TimeControl)
+        except msgspec.ValidationError as err:
+            raise ValueError(f"HANAMICHI_AGENT_MOVE_MS / HANAMICHI_AGENT_BANK_MS: {err}") from None
         return cls(
             allow_http=_flag("HANAMICHI_ALLOW_HTTP_AGENTS"),
             allow_private=_flag("HANAMICHI_ALLOW_PRIVATE_AGENTS"),

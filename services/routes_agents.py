@@ -12,13 +12,15 @@ from litestar.datastructures import State
 from litestar.params import Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
+from engines.timecontrol import TimeControl
 from services.agents import Agent, AgentService
+from services.api_types import SeatCount
 from services.constants import player_stream
 from services.fanout import Notice
 from services.players import Player
-from services.sparring import Sparring
+from services.sparring import MAX_GAMES, Sparring
 
-Auth = Annotated[str | None, Parameter(header="Authorization", required=False)]
+Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
 
 # A comment line this often keeps proxies and clients from timing the stream out.
 STREAM_KEEPALIVE_S = 5.0
@@ -33,11 +35,12 @@ class NewAgent(msgspec.Struct, forbid_unknown_fields=True):
 
 class NewSparring(msgspec.Struct, forbid_unknown_fields=True):
     game: str
-    games: int = 10
-    players: int | None = None  # table size; default the game's smallest
+    games: Annotated[int, msgspec.Meta(ge=1, le=MAX_GAMES)] = 10
+    players: SeatCount | None = None  # table size; default the game's smallest
     bot: str = "heuristic"  # the house bot in the other seats
     options: dict[str, Any] = {}
-    time_control: dict[str, int] | None = None  # {move_ms, bank_ms}; default the server's agent defaults
+    # Only programs sit at a sparring table, so 100 ms per move is allowed.
+    time_control: TimeControl | None = None  # default the server's agent defaults
 
 
 def _agents(state: State) -> AgentService:
@@ -103,7 +106,8 @@ def _sparring(state: State) -> Sparring:
 async def start_sparring(state: State, agent_id: str, data: NewSparring, authorization: Auth) -> dict:
     owner = await _owner(state, authorization)
     agent = await _agents(state).owned(owner, agent_id)
-    return await _sparring(state).start(agent, data.game, data.games, data.players, data.bot, data.options, data.time_control)
+    return await _sparring(state).start(agent, data.game, data.games, data.players, data.bot, data.options,
+                                           msgspec.to_builtins(data.time_control) if data.time_control else None)
 
 
 @get("/api/v1/agents/{agent_id:str}/sparring/{sparring_id:str}")

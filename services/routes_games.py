@@ -13,16 +13,19 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Request, Response, get, post
 from litestar.datastructures import State
+from litestar.openapi import ResponseSpec
 from litestar.params import Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from engines.registry import available, get_game
+from engines.timecontrol import TimeControl
+from services.api_types import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
 from services.errors import BadRequest
 from services.games import GameService, Outcome
 from services.players import Player, Players
 from services.tables import Table, engine_events
 
-Auth = Annotated[str | None, Parameter(header="Authorization", required=False)]
+Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
 
 
 # --- request and response bodies ----------------------------------------------
@@ -37,35 +40,27 @@ class PlayerCreated(msgspec.Struct):
     token: str
 
 
-class TimeControl(msgspec.Struct, forbid_unknown_fields=True):
-    """Per-move time; a move not made in time is played for the seat
-    (the house `heuristic` bot's choice) and recorded as a timeout."""
-
-    move_ms: Annotated[int, msgspec.Meta(ge=1_000, le=86_400_000)]
-    bank_ms: Annotated[int, msgspec.Meta(ge=0, le=86_400_000)] = 0  # agents' time bank
-
-
 class NewGame(msgspec.Struct, forbid_unknown_fields=True):
     game: str
-    players: int
+    players: SeatCount
     options: dict[str, Any] = {}
     ranked: bool = False
     time_control: TimeControl | None = None
 
 
 class TakeSeat(msgspec.Struct, forbid_unknown_fields=True):
-    seat: int | None = None
+    seat: SeatNumber | None = None
 
 
 class SeatBot(msgspec.Struct, forbid_unknown_fields=True):
     bot: str
-    seat: int | None = None
+    seat: SeatNumber | None = None
 
 
 class Submit(msgspec.Struct, forbid_unknown_fields=True):
     action: dict[str, Any]
     command_id: str
-    expected_version: int | None = None
+    expected_version: Version | None = None
 
 
 class SeatInfo(msgspec.Struct):
@@ -168,7 +163,7 @@ def health() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@get("/ready")
+@get("/ready", responses={503: ResponseSpec(dict[str, str], description="a dependency is down (named in the body)", generate_examples=False)})
 async def ready(state: State) -> Response[dict[str, str]]:
     checks = {}
     try:
@@ -212,6 +207,8 @@ async def create_player(state: State, data: NewPlayer) -> PlayerCreated:
 @post("/api/v1/games", status_code=201)
 async def create_game(state: State, data: NewGame, authorization: Auth) -> GameInfo:
     player = await _players(state).authenticate(authorization)
+    if data.time_control is not None:
+        for_people(data.time_control)  # its seats are for people
     table = await _games(state).create_game(
         player, data.game, data.players, data.options, data.ranked,
         msgspec.to_builtins(data.time_control) if data.time_control else None,
@@ -263,7 +260,7 @@ def _written(games: GameService, table: Table, outcome: Outcome) -> list[dict]:
 
 @get("/api/v1/games/{game_id:str}/events")
 async def read_events(
-    state: State, game_id: str, authorization: Auth, after: Annotated[int, Parameter(ge=0)] = 0
+    state: State, game_id: str, authorization: Auth, after: Annotated[int, Parameter(ge=0, le=MAX_VERSION)] = 0
 ) -> EventsPage:
     player = await _viewer(state, authorization)
     games = _games(state)
@@ -277,8 +274,8 @@ async def replay(
     state: State,
     game_id: str,
     authorization: Auth,
-    at: Annotated[int | None, Parameter(ge=0)] = None,
-    seat: Annotated[int | None, Parameter(ge=0)] = None,
+    at: Annotated[int | None, Parameter(ge=0, le=MAX_VERSION)] = None,
+    seat: Annotated[int | None, Parameter(ge=0, le=MAX_SEATS - 1)] = None,
 ) -> Replay:
     player = await _viewer(state, authorization)
     table = await _games(state).load(game_id)

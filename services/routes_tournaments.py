@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextlib import aclosing
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
 from litestar import Request, delete, get, post
@@ -13,12 +13,14 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from engines.registry import get_game
 from engines.core import OptionsError
+from services.api_types import MAX_ROUNDS, MAX_VERSION, NewTournament
 from services.errors import NotFound
+from services.games import now_ms
 from services.ratings import PROVISIONAL_SIGMA
 from services.routes_games import resume_point
 from services.tournaments import TournamentService
 
-Auth = Annotated[str | None, Parameter(header="Authorization", required=False)]
+Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
 
 
 def _tn(state: State) -> TournamentService:
@@ -26,13 +28,13 @@ def _tn(state: State) -> TournamentService:
 
 
 @post("/api/v1/tournaments", status_code=201)
-async def create_tournament(state: State, data: dict[str, Any], authorization: Auth) -> dict:
+async def create_tournament(state: State, data: NewTournament, authorization: Auth) -> dict:
     """Settings: game, start_ms, table_size, format (swiss | round-robin |
     knockout), rounds, options, every_minutes, opens_ms, closes_ms,
     min_entrants, max_entrants, time_control {move_ms, bank_ms}, ranked,
     bots (fill | none | bots_only), fill_to, points, duplicate, advance."""
     player = await state.players.authenticate(authorization)
-    return _tn(state).summary(await _tn(state).create(player, data))
+    return _tn(state).summary(await _tn(state).create(player, data.settings(now_ms())))
 
 
 @get("/api/v1/tournaments")
@@ -81,12 +83,12 @@ async def standings(state: State, tournament_id: str) -> dict:
 
 
 @get("/api/v1/tournaments/{tournament_id:str}/rounds/{round_no:int}")
-async def round_tables(state: State, tournament_id: str, round_no: int) -> dict:
+async def round_tables(state: State, tournament_id: str, round_no: Annotated[int, Parameter(ge=0, le=MAX_ROUNDS)]) -> dict:
     return _tn(state).round_tables(await _tn(state).load(tournament_id), round_no)
 
 
 @get("/api/v1/tournaments/{tournament_id:str}/events")
-async def tournament_events(state: State, tournament_id: str, after: Annotated[int, Parameter(ge=0)] = 0) -> dict:
+async def tournament_events(state: State, tournament_id: str, after: Annotated[int, Parameter(ge=0, le=MAX_VERSION)] = 0) -> dict:
     loaded = await _tn(state).load(tournament_id)
     return {"version": loaded.version, "events": _tn(state).public_events(loaded, after)}
 

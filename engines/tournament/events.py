@@ -8,6 +8,7 @@ from typing import Any, Literal
 import msgspec
 
 from engines.core import OptionsError
+from engines.timecontrol import TimeControl
 
 Kind = Literal["human", "agent", "bot"]
 Format = Literal["swiss", "round-robin", "knockout"]
@@ -22,11 +23,6 @@ class Entrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     id: str
     name: str
     kind: Kind = "human"
-
-
-class TimeControl(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    move_ms: int = 30_000  # per move
-    bank_ms: int = 120_000  # a seat's reserve once a move's time runs out
 
 
 class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -48,7 +44,8 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     closes_ms: int | None = None  # None = closes at start_ms
     min_entrants: int = 2
     max_entrants: int = 64
-    time_control: TimeControl = TimeControl()
+    # A tournament without one: 30 s per move and a 2-minute bank per seat.
+    time_control: TimeControl = TimeControl(move_ms=30_000, bank_ms=120_000)
     ranked: bool = True
     bots: BotPolicy = "fill"
     fill_to: int | None = None  # with bots="fill": fill up to this many entrants
@@ -91,8 +88,10 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             bad("registration opens after it closes")
         if self.registration_closes_ms > self.start_ms:
             bad("registration must close at or before the start")
-        if self.time_control.move_ms < 0 or self.time_control.bank_ms < 0:
-            bad("time control figures cannot be negative")
+        if self.bots != "bots_only":
+            # People may register under every other policy (TimeControl's own
+            # bounds are checked when the settings are decoded).
+            self.time_control.check_for_people()
         for size, row in self.points.items():
             if len(row) != size:
                 bad(f"points for tables of {size} must list {size} values")
