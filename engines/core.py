@@ -17,6 +17,7 @@ outcome the engine writes into an event, so folding never draws a number.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -67,11 +68,23 @@ class Chance:
     replays pass the exact deck orders, keyed like the engine asks for them
     (e.g. "round-1"); a key that is not given falls back to the seed."""
 
-    __slots__ = ("seed", "fixed")
+    __slots__ = ("seed", "fixed", "salt")
 
-    def __init__(self, seed: int = 0, fixed: Mapping[str, Sequence[Any]] | None = None) -> None:
+    def __init__(self, seed: int = 0, fixed: Mapping[str, Sequence[Any]] | None = None, salt: str = "") -> None:
         self.seed = seed
         self.fixed = dict(fixed or {})
+        # Issue 11.3 (provably fair deals): the service draws a random salt
+        # (64 hex digits) and passes it in as data, as it does the seed; the
+        # engine only publishes `commitment(seed, salt)` at the start and the
+        # salt at the end. The salt never feeds a shuffle, so duplicate tables
+        # with one deal seed still get identical deals. The empty default is
+        # for simulations and tests, where nothing is secret.
+        self.salt = salt
+
+    @property
+    def commitment(self) -> str:
+        return commitment(self.seed, self.salt)
+
 
     def shuffled(self, key: str, items: Sequence[Any]) -> list[Any]:
         if key in self.fixed:
@@ -90,6 +103,15 @@ class Chance:
                 raise OptionsError("bad_deal", f"the fixed choice {key!r} is not one of the options")
             return value
         return items[random.Random(f"{self.seed}:{key}").randrange(len(items))]
+
+
+def commitment(seed: int, salt: str) -> str:
+    """The public commitment to a game's deals, published in its first event:
+    lowercase hex SHA-256 of the ASCII bytes of the seed in decimal, a colon
+    and the salt as the game reveals it (e.g. b"12345:9f0c..."). Anyone can
+    recompute it once the final event reveals both (README, "Provably fair
+    deals")."""
+    return hashlib.sha256(f"{seed}:{salt}".encode("ascii")).hexdigest()
 
 
 class Result(msgspec.Struct, frozen=True):
@@ -158,6 +180,14 @@ class Game(Generic[S, E, A, O]):
     all_cards: Callable[[S], list] = lambda state: []
     # Whole-game figures for the simulator (e.g. "round" counts); optional.
     describe: Callable[[S], dict] = field(default=lambda state: {})
+    # For `engines.verify` (provably fair deals): the players and options a
+    # start event was made with, so that `start` can be re-run from the
+    # revealed seed; the tags of the events that carry chance outcomes (the
+    # deals); and the receive time an event records, if any (the `now_ms` a
+    # re-played command had: Kabuki masks' times are part of its events).
+    setup: Callable[[E], tuple[int, O]] = lambda event: (event.players, event.options)
+    deal_tags: frozenset[str] = frozenset()
+    event_time: Callable[[E], int | None] = lambda event: None
 
     # --- helpers shared by every caller (service, simulator, tests) ---------
 

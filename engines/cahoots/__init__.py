@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engines.cahoots.actions import AnyAction
 from engines.cahoots.bots import HeuristicBot, RandomBot
-from engines.cahoots.events import AnyEvent
+from engines.cahoots.events import DEAL_TAGS, AnyEvent
 from engines.cahoots.options import Options
 from engines.cahoots.rules import decide, describe, is_over, legal_actions, result, start, to_act
 from engines.cahoots.state import evolve
@@ -33,6 +33,7 @@ GAME = Game(
     revealed_cards=revealed_cards,
     all_cards=all_cards,
     describe=describe,
+    deal_tags=DEAL_TAGS,
 )
 
 __all__ = ["GAME"]

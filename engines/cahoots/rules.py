@@ -32,7 +32,7 @@ def start(players: int, options: Options, chance: Chance) -> list:
     dealer = chance.choice("dealer", list(range(players)))
     deck = tuple(chance.shuffled("round-1", DECK if players == 4 else THREE_PLAYER_DECK))
     reserve = tuple(chance.shuffled("reserve", THREE_PLAYER_RESERVE)) if players == 3 else ()
-    started = Started(players, options, identities, dealer, chance.seed, deck, reserve)
+    started = Started(players, options, identities, dealer, chance.seed, deck, reserve, chance.commitment, chance.salt)
     hands = tuple(tuple(deck[seat * HAND_SIZE : (seat + 1) * HAND_SIZE]) for seat in range(players))
     return [started, Dealt(hands)]
 
@@ -102,7 +102,7 @@ def _next_automatic(state: State):
         scores = tuple(float(score) for score in state.scores)
         places = places_from(scores)
         winners = tuple(seat for seat, place in enumerate(places) if place == 1)
-        return GameEnded(state.seed, scores, tuple(places), winners)
+        return GameEnded(state.seed, scores, tuple(places), winners, state.salt)
     return None
 
 

@@ -58,6 +58,7 @@ class State(msgspec.Struct, frozen=True):
     discard: tuple[int, ...] = ()
     last_trick: TrickRecord | None = None
     result: GameEnded | None = None
+    salt: str = ""  # private until GameEnded reveals it (issue 11.3)
 
 
 def _started(state: State | None, event: Started) -> State:
@@ -66,6 +67,7 @@ def _started(state: State | None, event: Started) -> State:
         players=n,
         options=event.options,
         seed=event.seed or 0,
+        salt=event.salt or "",
         identities=event.identities,
         dealer=event.dealer,
         deck=event.deck,

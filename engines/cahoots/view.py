@@ -77,7 +77,7 @@ def redact(event, viewer: int | None):
     if kind is Started:
         # The seed, the deal order and the reserve order stay server-side
         # until GameEnded reveals the seed.
-        return Started(event.players, event.options, event.identities, event.dealer)
+        return Started(event.players, event.options, event.identities, event.dealer, commitment=event.commitment)
     if kind is Dealt:
         return Dealt(tuple(hand if seat == viewer else () for seat, hand in enumerate(event.hands)))
     return event  # Played, Chose, TrickScored, Picked, GameEnded are public (CH-9)

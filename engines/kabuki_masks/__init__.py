@@ -5,7 +5,7 @@ from __future__ import annotations
 from engines.core import Game
 from engines.kabuki_masks.actions import KabukiAction
 from engines.kabuki_masks.bots import BOTS
-from engines.kabuki_masks.events import KabukiEvent
+from engines.kabuki_masks.events import DEAL_TAGS, KabukiEvent, event_time, setup
 from engines.kabuki_masks.options import Options
 from engines.kabuki_masks.rules import (
     awaited,
@@ -47,4 +47,7 @@ GAME = Game(
     revealed_cards=revealed_cards,
     all_cards=all_cards,
     describe=describe,
+    setup=setup,
+    deal_tags=DEAL_TAGS,
+    event_time=event_time,
 )

@@ -11,6 +11,8 @@ from typing import Union
 
 import msgspec
 
+from engines.kabuki_masks.options import Options
+
 
 class Event(msgspec.Struct, frozen=True, tag_field="type"):
     pass
@@ -26,6 +28,10 @@ class Started(Event, tag="km.started"):
     first_seat: int
     seed: int | None
     decks: tuple[tuple[int, ...], ...]
+    # Issue 11.3: public from the start, `core.commitment(seed, salt)`; the
+    # salt is private like the seed, and `km.game_ended` reveals both.
+    commitment: str = ""
+    salt: str | None = None
 
 
 class RoundStarted(Event, tag="km.round_started"):
@@ -90,6 +96,27 @@ class GameEnded(Event, tag="km.game_ended"):
     seed: int
     scores: tuple[int, ...]
     winners: tuple[int, ...]
+    salt: str = ""  # with the seed, opens the start's commitment (issue 11.3)
 
 
 KabukiEvent = Union[Started, RoundStarted, Revealed, Placed, Stopped, RoundEnded, GameEnded]
+
+
+DEAL_TAGS = frozenset({"km.started", "km.round_started", "km.revealed"})  # chance outcomes, for engines.verify
+
+
+def setup(event: Started) -> tuple[int, Options]:
+    """The start's inputs, for re-running it (engines.verify): only
+    `stop_window_ms` reaches the start event, and only it shapes it."""
+    return event.players, Options(stop_window_ms=event.stop_window_ms)
+
+
+def event_time(event) -> int | None:
+    """The receive time an event records (KM-3): the `now_ms` its command or
+    timer had, which a re-play must hand to decide again."""
+    kind = type(event)
+    if kind is Placed:
+        return event.placed_at_ms
+    if kind is Stopped or kind is RoundEnded:
+        return event.at_ms
+    return None

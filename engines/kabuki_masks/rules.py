@@ -28,7 +28,7 @@ def start(players: int, options: Options, chance: Chance) -> list:
     decks = tuple(tuple(chance.shuffled(f"round-{r}", CARDS)) for r in range(1, ROUNDS + 1))
     first = chance.choice("first-player", list(range(players)))
     return [
-        Started(players, options.stop_window_ms, first, chance.seed, decks),
+        Started(players, options.stop_window_ms, first, chance.seed, decks, chance.commitment, chance.salt),
         *_round_start(decks, 1, first, players),
     ]
 
@@ -138,7 +138,7 @@ def _round_end(s: State, ended_by: int, reason: str, tokens, now_ms: int) -> lis
     if s.round == ROUNDS:
         scores = tuple(b + t for b, t in zip(s.banked, tokens))  # KM-6
         places = places_from(scores)
-        events.append(GameEnded(s.seed, scores, tuple(i for i, p in enumerate(places) if p == 1)))
+        events.append(GameEnded(s.seed, scores, tuple(i for i, p in enumerate(places) if p == 1), s.salt))
     return events
 
 

@@ -47,6 +47,7 @@ class State(msgspec.Struct, frozen=True):
     ended_at_ms: int | None = None  # the round is over (next one is due then)
     ended_by: int | None = None
     over: bool = False
+    salt: str = ""  # private until GameEnded reveals it (issue 11.3)
 
     @property
     def deck(self) -> tuple[int, ...]:
@@ -59,6 +60,7 @@ def _started(state: State | None, e: Started) -> State:
         stop_window_ms=e.stop_window_ms,
         seed=e.seed or 0,
         decks=e.decks,
+        salt=e.salt or "",
         tokens=(0,) * e.players,
         banked=(0,) * e.players,
     )

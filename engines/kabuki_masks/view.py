@@ -92,7 +92,7 @@ def redact(event, viewer: int | None):
     # (KM-1), the pile a Stop shows (KM-4), tokens. The seed is published by
     # km.game_ended.
     if type(event) is Started:
-        return replace(event, seed=None, decks=())
+        return replace(event, seed=None, decks=(), salt=None)  # the commitment stays public
     return event
 
 

@@ -6,7 +6,7 @@ from engines.core import Game
 
 from .actions import AnyAction
 from .bots import HeuristicBot, RandomBot
-from .events import AnyEvent
+from .events import DEAL_TAGS, AnyEvent
 from .options import Options
 from .rules import decide, is_over, legal_actions, result, start, to_act
 from .state import evolve
@@ -39,4 +39,5 @@ GAME = Game(
     revealed_cards=revealed_cards,
     all_cards=all_cards,
     describe=_describe,
+    deal_tags=DEAL_TAGS,
 )

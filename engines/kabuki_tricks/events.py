@@ -23,6 +23,10 @@ class Started(Event, tag="kt.started"):
     # order of every round, drawn up front so that folding never draws.
     seed: int | None = None
     decks: tuple[tuple[int, ...], ...] = ()
+    # Issue 11.3: public from the start, `core.commitment(seed, salt)`; the
+    # salt is private like the seed, and `kt.game_ended` reveals both.
+    commitment: str = ""
+    salt: str | None = None
 
 
 class Dealt(Event, tag="kt.dealt"):
@@ -92,6 +96,9 @@ class GameEnded(Event, tag="kt.game_ended"):
     scores: tuple[int, ...]
     places: tuple[int, ...]
     winners: tuple[int, ...]
+    salt: str = ""  # with the seed, opens the start's commitment (issue 11.3)
 
 
 AnyEvent = Started | Dealt | Directed | Played | JokerPlayed | TrickWon | RoundEnded | GameEnded
+
+DEAL_TAGS = frozenset({"kt.started", "kt.dealt"})  # chance outcomes, for engines.verify

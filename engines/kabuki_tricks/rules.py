@@ -41,6 +41,8 @@ def start(players: int, options: Options, chance: Chance) -> list:
             order=tuple(chance.shuffled("actors", list(SUITS))),  # ... and random order
             seed=chance.seed,
             decks=decks,
+            commitment=chance.commitment,
+            salt=chance.salt,
         )
     ]
 
@@ -243,6 +245,7 @@ def _end_round(state: State, events: list, last_event, high: bool, order: tuple[
                 scores=scores,
                 places=tuple(places),
                 winners=tuple(i for i, p in enumerate(places) if p == 1),
+                salt=state.salt,
             )
         )
     return events

@@ -46,6 +46,7 @@ class State(msgspec.Struct, frozen=True, gc=False):
     trick_size: int  # cards per trick: the players, plus the dummy with 2 (KT-13)
     last_round: RoundEnded | None = None
     ended: GameEnded | None = None
+    salt: str = ""  # private until GameEnded reveals it (issue 11.3)
 
 
 def _started(_state: State | None, e: Started) -> State:
@@ -57,6 +58,7 @@ def _started(_state: State | None, e: Started) -> State:
         rounds=e.rounds,
         seed=e.seed if e.seed is not None else 0,
         decks=e.decks,
+        salt=e.salt or "",
         first_dealer=e.first_dealer,
         round=1,
         dealer=e.first_dealer,

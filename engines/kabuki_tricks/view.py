@@ -103,7 +103,7 @@ def view(state: State, seat: int | None) -> View:
 def redact(event, viewer: int | None):
     kind = type(event)
     if kind is Started:
-        return replace(event, seed=None, decks=())
+        return replace(event, seed=None, decks=(), salt=None)  # the commitment stays public
     if kind is Dealt:
         hands = tuple(h if s == viewer else () for s, h in enumerate(event.hands))
         return replace(event, hands=hands, dummy=(), discard=())

@@ -6,7 +6,7 @@ from __future__ import annotations
 from engines.core import Game
 from engines.tezuma_trick.actions import AnyAction
 from engines.tezuma_trick.bots import BOTS
-from engines.tezuma_trick.events import AnyEvent
+from engines.tezuma_trick.events import DEAL_TAGS, AnyEvent
 from engines.tezuma_trick.options import Options
 from engines.tezuma_trick.rules import decide, is_over, legal_actions, next_timer, on_timer, result, start, to_act
 from engines.tezuma_trick.state import State, evolve
@@ -41,6 +41,7 @@ GAME: Game = Game(
     revealed_cards=revealed_cards,
     all_cards=all_cards,
     describe=describe,
+    deal_tags=DEAL_TAGS,
 )
 
 __all__ = ["GAME", "Options", "State"]

@@ -29,6 +29,10 @@ class Started(Event, tag="tt.started"):
     decks: tuple[tuple[int, ...], ...] = ()
     bid_rows: tuple[tuple[int, ...], ...] = ()
     ability_rows: tuple[tuple[int, ...], ...] = ()
+    # Issue 11.3: public from the start, `core.commitment(seed, salt)`; the
+    # salt is private like the seed, and `tt.game_ended` reveals both.
+    commitment: str = ""
+    salt: str | None = None
 
 
 class HandDealt(Event, tag="tt.hand_dealt"):
@@ -103,6 +107,7 @@ class GameEnded(Event, tag="tt.game_ended"):
     scores: tuple[float, ...]
     places: tuple[int, ...]
     winners: tuple[int, ...]
+    salt: str = ""  # with the seed, opens the start's commitment (issue 11.3)
 
 
 AnyEvent = (
@@ -117,3 +122,5 @@ AnyEvent = (
     | HandScored
     | GameEnded
 )
+
+DEAL_TAGS = frozenset({"tt.started", "tt.hand_dealt"})  # chance outcomes, for engines.verify

@@ -78,6 +78,8 @@ def start(players: int, options: Options, chance: Chance) -> list:
         decks=decks,
         bid_rows=bid_rows,
         ability_rows=ability_rows,
+        commitment=chance.commitment,
+        salt=chance.salt,
     )
     return [started, _deal(players, 1, first_dealer, decks[0], bid_rows[0], ability_rows[0])]
 
@@ -403,6 +405,7 @@ def _end_hand(state: State, last_winner: int, last_pile: tuple[int, ...]) -> lis
                 scores=tuple(float(t) for t in totals),
                 places=tuple(places),
                 winners=tuple(seat for seat in range(n) if places[seat] == 1),
+                salt=state.salt,
             )
         )
     return events

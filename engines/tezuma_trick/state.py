@@ -64,6 +64,7 @@ class State(msgspec.Struct, frozen=True):
     last_points: tuple[int, ...] = ()
     places: tuple[int, ...] = ()
     winners: tuple[int, ...] = ()
+    salt: str = ""  # private until GameEnded reveals it (issue 11.3)
 
 
 _SEATS_FROM = {n: tuple(tuple((first + i) % n for i in range(n)) for first in range(n)) for n in (3, 4)}
@@ -88,6 +89,7 @@ def _started(state: None, event: Started) -> State:
         decks=event.decks,
         bid_rows=event.bid_rows,
         ability_rows=event.ability_rows,
+        salt=event.salt or "",
         scores=(0,) * n,
     )
 

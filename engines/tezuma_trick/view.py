@@ -112,7 +112,10 @@ def redact(event, viewer: int | None):
     kind = type(event)
     if kind is Started:
         # Seed, deck orders and later hands' face-up cards stay server-side.
-        return Started(players=event.players, options=event.options, first_dealer=event.first_dealer)
+        return Started(
+            players=event.players, options=event.options, first_dealer=event.first_dealer,
+            commitment=event.commitment,  # public from the start (issue 11.3)
+        )
     if kind is HandDealt:
         hands = tuple(hand if seat == viewer else () for seat, hand in enumerate(event.hands))
         return msgspec.structs.replace(event, hands=hands)
