@@ -20,7 +20,9 @@ from services.errors import BadRequest, Conflict, Forbidden, Unavailable, Unproc
 from services.eventstore import EventStore, VersionConflict
 from services.fanout import Notice, Publisher
 from services.players import Player
-from services.tableevents import GameFinished, MovePlayedForSeat, SeatHandedToBot, SeatRecord, TableEvent
+from services.tableevents import (
+    GameFinished, MovePlayedForSeat, SeatHandedToBot, SeatRecord, TableEvent, places_after_forfeits,
+)
 from services.tables import AUTO_PREFIX, SERVER_PREFIXES, SeatHolder, Table, TableCache, engine_events, event_tag
 
 log = logging.getLogger("hanamichi.games")
@@ -35,6 +37,21 @@ class Outcome(msgspec.Struct, frozen=True):
     version: int
     first: int  # first version the command wrote
     seat: int | None
+
+
+def finished_record(table: Table) -> GameFinished | None:
+    """The table's hm.game_finished, once it is over."""
+    return next((e for e in reversed(table.events) if isinstance(e, GameFinished)), None) if table.over else None
+
+
+def result_shown(table: Table) -> dict:
+    """The game's result plus the table's ranking: `forfeited` seats (handed
+    to a house bot after their strikes) and `table_places`, forfeits last."""
+    record = finished_record(table)
+    result = msgspec.to_builtins(table.game.result(table.state))
+    result["forfeited"] = list(record.forfeited) if record else []
+    result["table_places"] = list(record.ranking) if record else result["places"]
+    return result
 
 
 def now_ms() -> int:
@@ -232,8 +249,12 @@ class GameService:
 
     async def play_for_seat(self, game_id: str, seat: int, reason: str, due_version: int | None = None,
                             detail: str = "", strike_limit: int = 3) -> bool:
-        """Play the default move (the house `heuristic` bot's choice) for a
-        seat that did not move in time or whose agent failed, and record why.
+        """Play the default move for a seat that did not move in time or
+        whose agent failed, and record why. The default move is a uniformly
+        random legal action drawn from the game's seed (Table.bot_rng): a
+        failing seat must never play better than a working one (issue 12; the
+        house `heuristic` used to play here and beat most bots), and the move
+        is an event in the log, so a replay is exact.
         Idempotent: nothing happens unless the game is still at `due_version`
         (when given) and waiting for that seat. Returns whether it moved."""
         table = await self.tables.get(game_id)
@@ -247,13 +268,7 @@ class GameService:
             legal = game.legal_actions(table.state, seat)
             if not legal:
                 return False
-            bot = game.bots["heuristic"](seat, table.options)
-            if getattr(bot, "observes", False):
-                for event in engine_events(table.events):
-                    seen = game.redact(event, seat)
-                    if seen is not None:
-                        bot.observe(seen)
-            action = bot.act(game.view(table.state, seat), legal, table.bot_rng(seat)) or legal[0]
+            action = table.bot_rng(seat).choice(legal)
             events = game.decide(table.state, seat, action, Ctx(now_ms()))
             strikes = table.strikes.get(seat, 0) + 1
             prefix: list = [MovePlayedForSeat(seat, reason, strikes, detail)]
@@ -270,7 +285,7 @@ class GameService:
         GameFinished in the same commit when they end the game."""
         after = table.game.fold(engine_events(events), table.state)
         if table.game.is_over(after):
-            events = [*events, self._finished_event(table, after)]
+            events = [*events, self._finished_event(table, after, events)]
         outcome = Outcome(table.version + len(events), table.version + 1, seat)
         await self._commit(table, events, (command_id, msgspec.json.encode(outcome)), seat, state_after=after)
         return outcome, events
@@ -312,8 +327,16 @@ class GameService:
         for callback in self.on_commit:
             callback(table, events)
 
-    def _finished_event(self, table: Table, state: Any) -> GameFinished:
+    def _finished_event(self, table: Table, state: Any, events: list = ()) -> GameFinished:
+        # A person's or agent's seat a house bot took over (before, or in this very commit).
+        handed = {e.seat for e in events if isinstance(e, SeatHandedToBot)}
+        forfeited = sorted(
+            h.seat for h in table.seats if h is not None and h.kind != "bot" and (h.bot is not None or h.seat in handed)
+        )
+        result = table.game.result(state)
         return GameFinished(
+            forfeited=forfeited,
+            table_places=places_after_forfeits(result.places, forfeited) if forfeited else None,
             game=table.game.name,
             ranked=table.ranked,
             seats=[
@@ -321,7 +344,7 @@ class GameService:
                 for h in table.seats
                 if h is not None
             ],
-            result=table.game.result(state),
+            result=result,
             tournament_id=table.tournament_id,
         )
 

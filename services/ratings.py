@@ -32,6 +32,7 @@ class Rating:
     mu: float = MODEL.rating().mu
     sigma: float = MODEL.rating().sigma
     games: int = 0
+    forfeits: int = 0  # games a house bot finished for it after its strikes (rated as last)
 
     @property
     def ordinal(self) -> float:
@@ -53,6 +54,7 @@ class Change:
     sigma_before: float
     mu_after: float
     sigma_after: float
+    forfeited: bool = False
 
 
 def rated_identity(seat) -> tuple[str, str, str]:
@@ -74,7 +76,9 @@ def apply_game(ratings: dict[str, Rating], finished: GameFinished, position: int
             ratings[rated_id] = Rating(rated_id, kind, name)
     before = {i: (ratings[i].mu, ratings[i].sigma) for i in ids}
     teams = [[MODEL.rating(mu=before[i][0], sigma=before[i][1])] for i in ids]
-    places = [finished.result.places[s.seat] for s in seats]
+    # A seat handed to a house bot after its strikes is rated as last (issue 12).
+    places = [finished.ranking[s.seat] for s in seats]
+    forfeited = {ids[i] for i, s in enumerate(seats) if s.seat in finished.forfeited}
     rated = MODEL.rate(teams, ranks=places)
     # A house bot may hold several seats of one game: it moves by the mean.
     after: dict[str, list[tuple[float, float]]] = defaultdict(list)
@@ -86,9 +90,11 @@ def apply_game(ratings: dict[str, Rating], finished: GameFinished, position: int
         rating.mu = sum(v[0] for v in values) / len(values)
         rating.sigma = sum(v[1] for v in values) / len(values)
         rating.games += 1
+        rating.forfeits += rated_id in forfeited
         place = min(p for i, p in zip(ids, places) if i == rated_id)
         changes.append(
-            Change(position, finished.game, game_id, rated_id, place, *before[rated_id], rating.mu, rating.sigma)
+            Change(position, finished.game, game_id, rated_id, place, *before[rated_id], rating.mu, rating.sigma,
+                   rated_id in forfeited)
         )
     return changes
 
@@ -151,24 +157,32 @@ async def _load(conn, game: str, finished: GameFinished, touched: dict) -> dict[
             missing.append(rated_id)
     if missing:
         for r in await conn.fetch(
-            "SELECT rated_id, kind, name, mu, sigma, games FROM ratings WHERE game = $1 AND rated_id = ANY($2::text[])",
+            "SELECT rated_id, kind, name, mu, sigma, games, forfeits FROM ratings WHERE game = $1 AND rated_id = ANY($2::text[])",
             game, missing,
         ):
-            ratings[r["rated_id"]] = Rating(r["rated_id"], r["kind"], r["name"], r["mu"], r["sigma"], r["games"])
+            ratings[r["rated_id"]] = Rating(
+                r["rated_id"], r["kind"], r["name"], r["mu"], r["sigma"], r["games"], r["forfeits"]
+            )
     return ratings
 
 
 async def _store(conn, touched: dict[tuple[str, str], Rating], changes: list[Change]) -> None:
     await conn.executemany(
-        "INSERT INTO ratings (game, rated_id, kind, name, mu, sigma, games) VALUES ($1, $2, $3, $4, $5, $6, $7)"
-        " ON CONFLICT (game, rated_id) DO UPDATE SET mu = EXCLUDED.mu, sigma = EXCLUDED.sigma, games = EXCLUDED.games",
-        [(g, r.rated_id, r.kind, r.name, r.mu, r.sigma, r.games) for (g, _), r in touched.items()],
+        "INSERT INTO ratings (game, rated_id, kind, name, mu, sigma, games, forfeits) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+        " ON CONFLICT (game, rated_id) DO UPDATE SET mu = EXCLUDED.mu, sigma = EXCLUDED.sigma, games = EXCLUDED.games,"
+        " forfeits = EXCLUDED.forfeits",
+        [(g, r.rated_id, r.kind, r.name, r.mu, r.sigma, r.games, r.forfeits) for (g, _), r in touched.items()],
     )
     await conn.executemany(
-        "INSERT INTO rating_changes (position, game, game_id, rated_id, place, mu_before, sigma_before, mu_after, sigma_after)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        [(c.position, c.game, c.game_id, c.rated_id, c.place, c.mu_before, c.sigma_before, c.mu_after, c.sigma_after) for c in changes],
+        "INSERT INTO rating_changes (position, game, game_id, rated_id, place, mu_before, sigma_before, mu_after, sigma_after,"
+        " forfeited) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        [(c.position, c.game, c.game_id, c.rated_id, c.place, c.mu_before, c.sigma_before, c.mu_after, c.sigma_after,
+          c.forfeited) for c in changes],
     )
+
+
+def _key(rating: Rating | None) -> tuple | None:
+    return None if rating is None else (rating.mu, rating.sigma, rating.games, rating.forfeits)
 
 
 async def rebuild(pool, write: bool = False) -> dict:
@@ -194,14 +208,14 @@ async def rebuild(pool, write: bool = False) -> dict:
                 for rated_id, rating in ratings.items():
                     computed[(game, rated_id)] = rating
             stored = {
-                (r["game"], r["rated_id"]): (r["mu"], r["sigma"], r["games"])
-                for r in await conn.fetch("SELECT game, rated_id, mu, sigma, games FROM ratings")
+                (r["game"], r["rated_id"]): (r["mu"], r["sigma"], r["games"], r["forfeits"])
+                for r in await conn.fetch("SELECT game, rated_id, mu, sigma, games, forfeits FROM ratings")
             }
             stored_changes = await conn.fetchval("SELECT count(*) FROM rating_changes")
             mismatched = sorted(
                 f"{g}/{i}"
                 for (g, i) in set(stored) | set(computed)
-                if stored.get((g, i)) != ((computed[(g, i)].mu, computed[(g, i)].sigma, computed[(g, i)].games) if (g, i) in computed else None)
+                if stored.get((g, i)) != _key(computed.get((g, i)))
             )
             if write:
                 await conn.execute("DELETE FROM rating_changes")

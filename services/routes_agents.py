@@ -17,6 +17,7 @@ from services.agents import Agent, AgentService
 from services.api_types import SeatCount
 from services.constants import player_stream
 from services.fanout import Notice
+from services.games import result_shown
 from services.players import Player
 from services.sparring import MAX_GAMES, Sparring
 
@@ -262,10 +263,11 @@ class AgentEvents:
         if table.over:
             if not info["ended"]:
                 info["ended"] = True
-                result = game.result(table.state)
+                result = result_shown(table)
                 out.append(self._message("game_ended", {
                     "game_id": game_id, "seat": seat, "version": table.version,
-                    "place": result.places[seat], "score": result.scores[seat], "result": msgspec.to_builtins(result),
+                    "place": result["table_places"][seat], "score": result["scores"][seat], "result": result,
+                    "forfeited": seat in result["forfeited"],
                 }))
                 self.known.pop(game_id, None)
                 self.ended.add(game_id)

@@ -21,7 +21,7 @@ from engines.registry import available, get_game
 from engines.timecontrol import TimeControl
 from services.api_types import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
 from services.errors import BadRequest
-from services.games import GameService, Outcome
+from services.games import GameService, Outcome, result_shown
 from services.players import Player, Players
 from services.tables import Table, engine_events
 
@@ -151,7 +151,7 @@ def game_info(table: Table, player: Player | None) -> GameInfo:
             else []
         ),
         view=game.view(state, seat) if started else None,
-        result=game.result(table.state) if table.disclosed else None,
+        result=result_shown(table) if table.disclosed else None,
         time_control=table.time_control,
     )
 

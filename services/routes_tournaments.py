@@ -126,6 +126,8 @@ def _rating_row(r) -> dict:
         "sigma": r["sigma"],
         "ordinal": r["mu"] - 3 * r["sigma"],
         "games": r["games"],
+        # Games a house bot finished for it after its strikes, rated as last (issue 12).
+        "forfeits": r["forfeits"],
         "provisional": r["sigma"] >= PROVISIONAL_SIGMA,
     }
 
@@ -165,6 +167,7 @@ async def rating_history(state: State, player_id: str, game: str | None = None) 
                 "game_id": c["game_id"],
                 "link": f"/api/v1/games/{c['game_id']}",
                 "place": c["place"],
+                "forfeited": c["forfeited"],
                 "mu_before": c["mu_before"],
                 "sigma_before": c["sigma_before"],
                 "mu_after": c["mu_after"],

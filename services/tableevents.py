@@ -31,6 +31,25 @@ class GameFinished(TableEvent, tag="hm.game_finished"):
     seats: list[SeatRecord]
     result: Result
     tournament_id: str | None = None
+    # Seats a house bot took over after their strikes: ranked last at the
+    # table whatever the bot then scored (as Board Game Arena counts a player
+    # who leaves), the others placed among themselves in `table_places`.
+    forfeited: list[int] = []
+    table_places: list[int] | None = None
+
+    @property
+    def ranking(self) -> list[int]:
+        """Places for tournament points and ratings: forfeits last."""
+        return self.table_places if self.table_places is not None else self.result.places
+
+
+def places_after_forfeits(places: list[int], forfeited: list[int]) -> list[int]:
+    """The seats that played to the end keep their order among themselves
+    (ties shared as the game had them); every forfeited seat shares the last place."""
+    gone = set(forfeited)
+    kept = [p for s, p in enumerate(places) if s not in gone]
+    last = len(kept) + 1
+    return [last if s in gone else 1 + sum(1 for q in kept if q < p) for s, p in enumerate(places)]
 
 
 class MovePlayedForSeat(TableEvent, tag="hm.move_played_for_seat"):

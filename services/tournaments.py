@@ -254,7 +254,8 @@ class TournamentService:
             table.tournament_id,
             tn.RecordResult(
                 round=loaded.state.round, table=where, game_id=game_id,
-                places=tuple(result.places), scores=tuple(float(s) for s in result.scores),
+                places=tuple(finished.ranking), scores=tuple(float(s) for s in result.scores),
+                forfeited=tuple(finished.forfeited),
             ),
         )
 

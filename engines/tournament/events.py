@@ -140,6 +140,7 @@ class Placing(msgspec.Struct, frozen=True, gc=False):
     games: int
     byes: int = 0
     reached: int = 0  # knockout: the last round played (eliminated after it)
+    forfeits: int = 0  # games a house bot finished for the entrant after its strikes (ranked last there)
 
 
 # --- events -----------------------------------------------------------------------
@@ -188,8 +189,9 @@ class TableFinished(Event, tag="tn.table_finished"):
     round: int
     table: int
     game_id: str
-    places: tuple[int, ...]  # per seat, 1 = first, ties share
+    places: tuple[int, ...]  # per seat, 1 = first, ties share (forfeited seats last)
     scores: tuple[float, ...]  # per seat, the game's own score
+    forfeited: tuple[int, ...] = ()  # seats a house bot took over after their strikes
 
 
 class RoundEnded(Event, tag="tn.round_ended"):

@@ -75,6 +75,7 @@ class RecordResult(Command, tag="tn.record_result"):
     game_id: str
     places: tuple[int, ...]
     scores: tuple[float, ...]
+    forfeited: tuple[int, ...] = ()  # seats handed to a house bot after their strikes: already last in `places`
 
 
 class Cancel(Command, tag="tn.cancel"):
@@ -288,7 +289,11 @@ def _record(state: State, c: RecordResult, now_ms: int) -> list:
     n = len(table.seats)
     if len(c.places) != n or len(c.scores) != n or not all(1 <= p <= n for p in c.places):
         raise RuleError("bad_result", f"table {c.table} seats {n}: give a place (1..{n}) and a score per seat")
-    finished = TableFinished(round=c.round, table=c.table, game_id=c.game_id, places=c.places, scores=c.scores)
+    if not all(0 <= s < n for s in c.forfeited):
+        raise RuleError("bad_result", f"forfeited seats are numbered 0..{n - 1}")
+    finished = TableFinished(
+        round=c.round, table=c.table, game_id=c.game_id, places=c.places, scores=c.scores, forfeited=c.forfeited
+    )
     events: list = [finished]
     state = evolve(state, finished)
     if len(state.results) < len(state.tables):

@@ -72,10 +72,11 @@ def bye_points(settings: Settings) -> float:
 
 
 def _better(a: TableFinished, seat_a: int, b: TableFinished, seat_b: int) -> float:
-    """Matchpoints of one comparison: the higher game score wins, then the
-    better place; equal on both is half a point."""
-    ka = (a.scores[seat_a], -a.places[seat_a])
-    kb = (b.scores[seat_b], -b.places[seat_b])
+    """Matchpoints of one comparison: a seat that played to the end beats a
+    forfeited one (handed to a house bot after its strikes), then the higher
+    game score wins, then the better place; equal on all is half a point."""
+    ka = (seat_a not in a.forfeited, a.scores[seat_a], -a.places[seat_a])
+    kb = (seat_b not in b.forfeited, b.scores[seat_b], -b.places[seat_b])
     return 1.0 if ka > kb else 0.5 if ka == kb else 0.0
 
 
@@ -122,6 +123,7 @@ class Tally(msgspec.Struct, frozen=True, gc=False):
     byes: int = 0
     reached: int = 0  # the last round the entrant was paired in (seated or bye)
     last_place: int = 0  # place at the last table played
+    forfeits: int = 0  # games a house bot finished for it after its strikes
 
     @property
     def points(self) -> float:
@@ -175,6 +177,7 @@ def _add_games(out: dict[str, Tally], table: Table, result: TableFinished) -> No
             firsts=t.firsts + (result.places[seat] == 1),
             games=t.games + 1,
             last_place=result.places[seat],
+            forfeits=t.forfeits + (seat in result.forfeited),
         )
 
 
@@ -238,6 +241,7 @@ def rank(
                 games=t.games,
                 byes=t.byes,
                 reached=t.reached,
+                forfeits=t.forfeits,
             )
         )
     return tuple(out)

@@ -142,3 +142,20 @@ def test_final_ranking_places_are_competition_ranks():
         assert p.place <= i + 1
         if i and p.place != ranking[i - 1].place:
             assert p.place == i + 1
+
+
+def test_a_forfeited_seat_loses_every_duplicate_comparison_and_is_counted():
+    # Issue 12: a seat handed to a house bot after its strikes is last, also
+    # in duplicate matchpoints where the game score would otherwise decide.
+    s = settings(table_size=3, duplicate=True)
+    tables = (Table(1, ("a", "b", "c"), 1, group=1), Table(2, ("d", "e", "f"), 1, group=1))
+    results = {
+        1: TableFinished(round=1, table=1, game_id="g1", places=(3, 1, 2), scores=(30.0, 5.0, 0.0), forfeited=(0,)),
+        2: TableFinished(round=1, table=2, game_id="g2", places=(2, 1, 3), scores=(7.0, 8.0, 0.0)),
+    }
+    assert round_points(s, tables, results, 1)["a"] == 0.0
+    assert round_points(s, tables, results, 2)["d"] == 1.0
+    tallies = tallies_from(s, [(1, tables, (), tuple(results.values()))])
+    assert tallies["a"].forfeits == 1 and tallies["d"].forfeits == 0
+    line = next(p for p in rank(list(tallies), tallies, 7) if p.entrant == "a")
+    assert line.forfeits == 1
