@@ -38,9 +38,9 @@ WITH ok AS (
     WHERE e.stream_id IN (SELECT stream_id FROM ok)
     RETURNING stream_id
 ), commanded AS (
-    INSERT INTO commands (stream_id, command_id, outcome)
-    SELECT c.stream_id, c.command_id, c.outcome
-    FROM unnest($8::text[], $9::text[], $10::bytea[]) AS c(stream_id, command_id, outcome)
+    INSERT INTO commands (stream_id, seat, command_id, outcome)
+    SELECT c.stream_id, c.seat, c.command_id, c.outcome
+    FROM unnest($8::text[], $9::text[], $10::bytea[], $11::int[]) AS c(stream_id, command_id, outcome, seat)
     WHERE c.stream_id IN (SELECT stream_id FROM ok)
     ON CONFLICT DO NOTHING
     RETURNING stream_id
@@ -72,6 +72,7 @@ class _Append:
     expected: int
     events: Sequence[tuple[str, bytes]]  # (type tag, JSON)
     command: tuple[str, bytes] | None  # (command id, outcome JSON)
+    seat: int | None  # the seat that sent the command: command ids are per seat (None: the server's own)
     done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
@@ -100,9 +101,11 @@ class EventStore:
         expected: int,
         events: Sequence[tuple[str, bytes]],
         command: tuple[str, bytes] | None = None,
+        seat: int | None = None,
     ) -> int:
-        """Append after `expected`; returns the new version or raises VersionConflict."""
-        item = _Append(stream_id, expected, events, command)
+        """Append after `expected`; returns the new version or raises
+        VersionConflict. The command id is unique per (stream, seat)."""
+        item = _Append(stream_id, expected, events, command, seat)
         self._pending.append(item)
         self._wake.set()
         if self._flusher is None or self._flusher.done():
@@ -129,7 +132,7 @@ class EventStore:
     async def _write(self, batch: list[_Append]) -> None:
         ids, expected, new_versions = [], [], []
         e_ids, e_versions, e_types, e_data = [], [], [], []
-        c_ids, c_commands, c_outcomes = [], [], []
+        c_ids, c_commands, c_outcomes, c_seats = [], [], [], []
         for item in batch:
             ids.append(item.stream_id)
             expected.append(item.expected)
@@ -143,12 +146,13 @@ class EventStore:
                 c_ids.append(item.stream_id)
                 c_commands.append(item.command[0])
                 c_outcomes.append(item.command[1])
+                c_seats.append(item.seat)
         try:
             async with self.pool.acquire() as conn, conn.transaction():
                 await conn.execute("SELECT pg_advisory_xact_lock($1)", APPEND_LOCK)
                 rows = await conn.fetch(
                     _APPEND_SQL, ids, expected, new_versions,
-                    e_ids, e_versions, e_types, e_data, c_ids, c_commands, c_outcomes,
+                    e_ids, e_versions, e_types, e_data, c_ids, c_commands, c_outcomes, c_seats,
                 )
         except (asyncpg.DataError, asyncpg.IntegrityConstraintViolationError) as exc:
             # One bad append must not fail its neighbours: write them one by one.
@@ -193,14 +197,16 @@ class EventStore:
         )
         return {r["stream_id"]: r["version"] for r in rows}
 
-    async def find_command(self, stream_id: str, command_id: str) -> bytes | None:
+    async def find_command(self, stream_id: str, command_id: str, seat: int | None = None) -> bytes | None:
         return await self.pool.fetchval(
-            "SELECT outcome FROM commands WHERE stream_id = $1 AND command_id = $2", stream_id, command_id
+            "SELECT outcome FROM commands WHERE stream_id = $1 AND command_id = $2 AND seat IS NOT DISTINCT FROM $3",
+            stream_id, command_id, seat,
         )
 
-    async def commands_of(self, stream_id: str) -> dict[str, bytes]:
-        rows = await self.pool.fetch("SELECT command_id, outcome FROM commands WHERE stream_id = $1", stream_id)
-        return {r["command_id"]: r["outcome"] for r in rows}
+    async def commands_of(self, stream_id: str) -> dict[tuple[int | None, str], bytes]:
+        """(seat, command id) -> outcome: each seat has its own command ids."""
+        rows = await self.pool.fetch("SELECT seat, command_id, outcome FROM commands WHERE stream_id = $1", stream_id)
+        return {(r["seat"], r["command_id"]): r["outcome"] for r in rows}
 
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[tuple[int, str, int, str, bytes]]:
         """Every stream's events in global order: (position, stream, version, type, data)."""

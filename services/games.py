@@ -204,12 +204,11 @@ class GameService:
         action = raw_action if isinstance(raw_action, msgspec.Struct) else None  # house bots pass engine actions
         for _attempt in range(3):
             async with table.lock:
-                stored = table.commands.get(command_id)
+                # Command ids are per seat (issue 11, item 5): another seat's
+                # id never blocks this one, so nobody can squat an id.
+                stored = table.commands.get((seat, command_id))
                 if stored is not None:
-                    outcome = msgspec.json.decode(stored, type=Outcome)
-                    if outcome.seat != seat:
-                        raise Conflict("command_id_taken", "this command_id was used by another seat")
-                    return table, outcome, []
+                    return table, msgspec.json.decode(stored, type=Outcome), []
                 if expected_version is not None and expected_version != table.version:
                     await self.refresh(table)  # our copy may be behind another process
                     if expected_version != table.version:
@@ -308,14 +307,14 @@ class GameService:
         encoded = [(event_tag(e), msgspec.json.encode(e)) for e in events]
         first = table.version + 1
         try:
-            await self.store.append(table.game_id, first - 1, encoded, command)
+            await self.store.append(table.game_id, first - 1, encoded, command, seat)
         except VersionConflict:
             raise
         except Exception as exc:
             log.error("append failed for %s: %s", table.game_id, exc)
             raise Unavailable("storage_unavailable", "the event log is unavailable; nothing was written") from None
         if command is not None:
-            table.commands[command[0]] = command[1]
+            table.commands[(seat, command[0])] = command[1]
             table.note_command(command[0], seat)
         table.last_command = (command[0], seat) if command is not None else None
         table.apply(first, events, state_after)

@@ -70,7 +70,7 @@ class Table:
     version: int = 0
     state: Any = None
     events: list = field(default_factory=list)  # events[i] has version i + 1
-    commands: dict[str, bytes] = field(default_factory=dict)  # command id -> stored outcome
+    commands: dict[tuple[int | None, str], bytes] = field(default_factory=dict)  # (seat, command id) -> stored outcome
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     bots: dict[int, Bot] = field(default_factory=dict)
     driver: asyncio.Task | None = None
@@ -199,7 +199,7 @@ class Table:
         """Strikes from the stored commands (in log order), for a copy that
         caught up with commands another process wrote."""
         self.strikes = {}
-        outcomes = [(msgspec.json.decode(o), c) for c, o in self.commands.items()]
+        outcomes = [(msgspec.json.decode(o), c) for (_seat, c), o in self.commands.items()]
         for outcome, command_id in sorted(outcomes, key=lambda oc: oc[0]["first"]):
             self.note_command(command_id, outcome.get("seat"))
 

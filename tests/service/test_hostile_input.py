@@ -221,7 +221,7 @@ async def test_authentication_and_seat_ownership(tables: Tables):
     # house bots are for the host to seat, and only known ones
     _refused(await t.seated[0].post(f"/api/v1/games/{t.open_id}/bots", {"bot": "random"}), 403, "not_table_host")
     _refused(await t.outsider.post(f"/api/v1/games/{t.open_id}/bots", {"bot": "skynet"}), 422, "unknown_bot")
-    # a stale expected version, a command id of another seat
+    # a stale expected version; a command id another seat used is judged on its own (ids are per seat)
     _refused(await mover.act(t.game_id, action, expected_version=info["version"] - 1), 409, "version_conflict")
     _refused(await mover.act(t.game_id, action, expected_version=2**70), 409, "version_conflict")
     assert await t.snapshot() == before
@@ -229,7 +229,7 @@ async def test_authentication_and_seat_ownership(tables: Tables):
     ok = await mover.act(t.game_id, action, command_id="mine")
     assert ok.status_code == 200, ok.text
     after_ok = await t.snapshot()
-    _refused(await other.act(t.game_id, action, command_id="mine"), 409, "command_id_taken")
+    _refused(await other.act(t.game_id, action, command_id="mine"), 409, "not_your_turn")
     assert await t.snapshot() == after_ok
 
 
