@@ -6,7 +6,7 @@ A game is a bundle of pure functions over frozen msgspec Structs
     events = game.start(players, options, chance)          # deals are data
     state  = fold(game, events)                            # evolve() over the log
     seats  = game.to_act(state)                            # possibly several at once
-    legal  = game.legal_actions(state, seat)
+    legal  = game.legal_actions(state, seat, now_ms)       # what decide accepts then
     events = game.decide(state, seat, action, ctx)         # or raises RuleError
     view   = game.view(state, seat)                        # seat=None: spectator
 
@@ -156,7 +156,12 @@ class Game(Generic[S, E, A, O]):
     start: Callable[[int, O, Chance], list[E]]
     evolve: Callable[[S | None, E], S]
     to_act: Callable[[S], frozenset[int]]
-    legal_actions: Callable[[S, int], list[A]]
+    # legal_actions(state, seat, now_ms=None): exactly what `decide` would
+    # accept from the seat at `now_ms` (time is data, as for decide). Games
+    # without timed rules ignore `now_ms`; None leaves time out (what the
+    # rules allow once every wait is over). Callers with a clock pass it
+    # (issue 11 item 19: Kabuki masks offers no Place during the stop window).
+    legal_actions: Callable[..., list[A]]
     decide: Callable[[S, int, A, Ctx], list[E]]
     view: Callable[[S, int | None], msgspec.Struct]
     redact: Callable[[E, int | None], E | None]

@@ -5,8 +5,13 @@ Turn model (the contract's, for every game): `to_act(state)` lists the seats
 that *may* act now. Each such seat's bot is asked in a random order; a bot
 returns an action, or None to let the moment pass (a Kabuki masks player who
 does not call "Stop!"). Time is simulated: the clock moves 1 ms per action,
-and when an action is refused with `too_early` (KM-3) or nobody acts, it jumps
-to `next_timer(state)`, whose `on_timer` events are applied when due.
+and bots get `legal_actions(state, seat, now)` for the time their action would
+have, so nothing they are offered is refused (a Kabuki masks placer is offered
+no Place during the stop window, KM-3). When nobody acts, the clock jumps to
+`next_timer(state)`, whose `on_timer` events are applied when due, but only
+once every seat was asked at the current state: at a Kabuki masks table with
+`stop_window_ms` 0 the round-ending timer is due at once, and KM-5a gives every
+bot its chance on the last card first.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engines.core import Chance, Ctx, Game, RuleError
+from engines.core import Chance, Ctx, Game
 
 StepHook = Callable[[Any, int | None, Any, list, Any], None]  # (state_before, seat, action, events, state_after)
 
@@ -25,7 +30,9 @@ class Deadlock(RuntimeError):
 
 
 class Playout:
-    __slots__ = ("game", "players", "options", "state", "log", "actions", "now_ms", "bots", "rng", "hook", "_observers")
+    __slots__ = (
+        "game", "players", "options", "state", "log", "actions", "now_ms", "bots", "rng", "hook", "_observers", "_asked"
+    )
 
     def __init__(
         self,
@@ -46,6 +53,7 @@ class Playout:
         self._observers = [(seat, bot) for seat, bot in enumerate(self.bots) if getattr(bot, "observes", False)]
         self.hook = hook
         self.now_ms = 0
+        self._asked = -1  # the log length at which every seat was last asked and none acted
         self.actions = 0
         self.log: list = []
         self.state = None
@@ -75,7 +83,8 @@ class Playout:
         if game.is_over(state):
             return False
         due = game.next_timer(state)
-        if due is not None and due <= self.now_ms:
+        # KM-5a: a due timer waits until every seat has had its chance here.
+        if due is not None and due <= self.now_ms and self._asked == len(self.log):
             events = game.on_timer(state, Ctx(self.now_ms))
             if events:
                 self._apply(None, None, events)
@@ -83,8 +92,9 @@ class Playout:
         seats = list(game.to_act(state))
         if len(seats) > 1:
             self.rng.shuffle(seats)
+        at = self.now_ms + 1  # the time an action taken now is decided at
         for seat in seats:
-            legal = game.legal_actions(state, seat)
+            legal = game.legal_actions(state, seat, at)
             if not legal:
                 continue
             bot = self.bots[seat]
@@ -94,17 +104,14 @@ class Playout:
             action = bot.act(view, legal, self.rng)
             if action is None:
                 continue
-            self.now_ms += 1
-            try:
-                events = game.decide(state, seat, action, Ctx(self.now_ms))
-            except RuleError as err:
-                if err.code != "too_early" or due is None:
-                    raise
-                self.now_ms = max(self.now_ms, due)
-                return True
+            self.now_ms = at
+            # A refusal here is a bug (a bot chose an action it was not
+            # offered, or legal_actions disagrees with decide): it raises.
+            events = game.decide(state, seat, action, Ctx(at))
             self.actions += 1
             self._apply(seat, action, events)
             return True
+        self._asked = len(self.log)
         if due is None:
             raise Deadlock(f"{game.name}: nobody acts and no timer is due")
         self.now_ms = max(self.now_ms + 1, due)

@@ -134,7 +134,8 @@ def _first_choice_keep(state: State) -> bool | None:
     return state.choices[j - state.players][1]
 
 
-def legal_actions(state: State, seat: int) -> list:
+def legal_actions(state: State, seat: int, now_ms: int | None = None) -> list:
+    # `now_ms` (engine contract): no rule of this game depends on time.
     if seat != state.actor:
         return []
     phase = state.phase

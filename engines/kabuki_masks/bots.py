@@ -103,7 +103,8 @@ class MemoryBot:
             known, _ = self._known_matches(latest.pile, latest.card, covered_only=True)
             if known:
                 return first
-        if view.placer != self.seat or view.revealed is None:
+        # Only when placing is offered now (not during the stop window, KM-3).
+        if view.placer != self.seat or view.revealed is None or type(legal[-1]) is not Place:
             return None
         best: list[int] = []
         best_risk = float("inf")

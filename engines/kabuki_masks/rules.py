@@ -55,12 +55,19 @@ def awaited(s: State) -> frozenset[int]:
     return _NOBODY if s.placer is None else _ONLY[s.placer]
 
 
-def legal_actions(s: State, seat: int) -> list:
+def legal_actions(s: State, seat: int, now_ms: int | None = None) -> list:
+    """What `decide` would accept from `seat` at `now_ms` (the service's
+    clock; issue 11 item 19): no Place before `may_place_at_ms` (KM-3), no
+    Stop on the round's last card once its chance is over (KM-5a). None: the
+    actions the rules allow once every wait is over (time left out)."""
     legal: list = []
     if s.last_seat is not None and not s.called and seat != s.last_seat:
-        legal.append(Stop(s.placements))
+        if now_ms is None or not _stop_too_late(s, now_ms):
+            legal.append(Stop(s.placements))
     if seat == s.placer:
-        legal.extend(PLACES)
+        due = may_place_at_ms(s)
+        if now_ms is None or due is None or now_ms >= due:
+            legal.extend(PLACES)
     return legal
 
 
@@ -101,16 +108,39 @@ def _place(s: State, seat: int, pile, now_ms: int) -> list:
     return events
 
 
+def stop_chance_ends_at_ms(s: State) -> int | None:
+    """KM-5a: the round's last placement may be challenged until
+    `stop_window_ms` after it (inclusive, by receive time), whether or not
+    the round-end timer event is in the log yet. None: no time limit, either
+    because a next card will be placed (KM-2: the chance lasts until then) or
+    because the window is 0 (bot tables), where the chance lasts until the
+    round end is logged, and the drivers (engines.playout, the service's house
+    bots) ask every bot once before they apply that timer."""
+    if s.last_seat is None or s.placer is not None or s.called or not s.stop_window_ms:
+        return None
+    return s.last_at_ms + s.stop_window_ms
+
+
+def _stop_too_late(s: State, now_ms: int) -> bool:
+    ends = stop_chance_ends_at_ms(s)
+    return ends is not None and now_ms > ends
+
+
 def _stop(s: State, seat: int, placement: int | None, now_ms: int) -> list:
     # KM-2: only the latest placement, until the next card is placed; the
-    # first call in the log wins. A call on the last card of the deck is taken
-    # as long as the round's end (a timer event, KM-5) is not yet in the log.
+    # first call in the log wins. The deck's last card has no next one: its
+    # chance ends with its window (KM-5a, `stop_chance_ends_at_ms`).
     if s.last_seat is None or (placement is not None and placement != s.placements):
         raise RuleError("no_placement", "that placement can no longer be challenged: Stop only on the latest card")
     if seat == s.last_seat:
         raise RuleError("own_placement", "you cannot call Stop on a card you placed")
     if s.called:
         raise RuleError("already_called", "someone else called Stop on this placement first")
+    if _stop_too_late(s, now_ms):
+        ends = stop_chance_ends_at_ms(s)
+        raise RuleError(
+            "too_late", f"the last card's Stop chance ended at {ends} ms ({now_ms - ends} ms before your call); the round is over"
+        )
     # KM-4: every covered card like the top moves a token from placer to caller.
     cards = s.piles[s.last_pile]
     top_kind = cards[-1] // COPIES

@@ -80,7 +80,8 @@ def _free_mask(placed: tuple[int, ...]) -> int:
     return (placed[0] < 0) | (placed[1] < 0) << 1 | (placed[2] < 0) << 2 | (placed[3] < 0) << 3
 
 
-def legal_actions(state: State, seat: int) -> list:
+def legal_actions(state: State, seat: int, now_ms: int | None = None) -> list:
+    # `now_ms` (engine contract): no rule of this game depends on time.
     if seat != state.turn:
         return []
     phase = state.phase

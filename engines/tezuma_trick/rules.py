@@ -171,7 +171,8 @@ def _fire_pairs(hand: tuple[int, ...], led: int) -> list[tuple[int, int]]:
     ]
 
 
-def legal_actions(state: State, seat: int) -> list:
+def legal_actions(state: State, seat: int, now_ms: int | None = None) -> list:
+    # `now_ms` (engine contract): no rule of this game depends on time.
     phase = state.phase
     if phase == PLAY:
         if state.queue[0] != seat:

@@ -74,23 +74,31 @@ class Checker:
             self.check_commands(state)
 
     def check_commands(self, state) -> None:
+        """legal_actions(state, seat, t) lists exactly what decide accepts at
+        time t, for every seat: each listed action is accepted, and a sample
+        of unlisted ones is refused with a code. Time is data on both sides
+        (issue 11 item 19: no Place offered during KM-3's stop window; KM-5a:
+        no Stop offered on a round's last card after its window), so the
+        times straddle the next timer, where timed rules flip."""
         game = self.game
-        ctx = Ctx(now_ms=10**12)  # past every window: refusals are about rules, not time
-        acting = game.to_act(state)
-        for seat in range(self.players):
-            legal = game.legal_actions(state, seat) if seat in acting else []
-            for action in legal:
-                try:
-                    game.decide(state, seat, action, ctx)
-                except RuleError as err:  # pragma: no cover - a failure message
-                    pytest.fail(f"listed action {action} refused for seat {seat}: {err}")
-            listed = set(map(msgspec.json.encode, legal))
-            for action in self.rng.sample(self.pool, min(4, len(self.pool))):
-                if msgspec.json.encode(action) in listed:
-                    continue
-                with pytest.raises(RuleError) as refused:
-                    game.decide(state, seat, action, ctx)
-                assert refused.value.code and refused.value.message
+        due = game.next_timer(state)
+        times = {10**12} | ({due - 1, due, due + 1} if due is not None else set())
+        for now in sorted(t for t in times if t >= 0):
+            ctx = Ctx(now_ms=now)
+            for seat in range(self.players):
+                legal = game.legal_actions(state, seat, now)
+                for action in legal:
+                    try:
+                        game.decide(state, seat, action, ctx)
+                    except RuleError as err:  # pragma: no cover - a failure message
+                        pytest.fail(f"action {action} listed at {now} ms refused for seat {seat}: {err}")
+                listed = set(map(msgspec.json.encode, legal))
+                for action in self.rng.sample(self.pool, min(4, len(self.pool))):
+                    if msgspec.json.encode(action) in listed:
+                        continue
+                    with pytest.raises(RuleError) as refused:
+                        game.decide(state, seat, action, ctx)
+                    assert refused.value.code and refused.value.message
 
 
 @pytest.mark.parametrize(("game", "players"), list(_cases()))

@@ -133,6 +133,20 @@ def test_km3_next_placement_refused_until_the_stop_window_has_passed():
     assert table.place(1, 1, now_ms=7_000)[0].placed_at_ms == 7_000
 
 
+def test_item19_place_is_offered_only_once_the_window_has_passed_km3():
+    """Issue 11 item 19: legal_actions at a time lists Place only when decide
+    would accept it then (540 `too_early` refusals in one game before)."""
+    table = Table(3, stop_window_ms=2000)
+    assert set(GAME.legal_actions(table.state, 0, 0)) == {Place(p) for p in range(4)}  # first card: any time
+    table.place(0, 0, now_ms=5_000)
+    assert GAME.legal_actions(table.state, 1, 6_999) == [Stop(1)]  # may still call Stop, not place
+    assert refused(table, 1, Place(2), now_ms=6_999) == "too_early"
+    assert GAME.legal_actions(table.state, 1, 7_000) == [Stop(1), *(Place(p) for p in range(4))]
+    assert table.view(1).may_place_at_ms == 7_000  # the view says when
+    # without a time: what the rules allow once every wait is over
+    assert Place(0) in GAME.legal_actions(table.state, 1)
+
+
 def test_km3_zero_window_for_bot_tables():
     table = Table(2, stop_window_ms=0)
     table.place(0, 0, now_ms=10)
@@ -251,11 +265,106 @@ def test_km5_stop_on_the_last_card_is_taken_until_the_round_end_is_logged_and_en
         table.place(table.state.placer, placement % 4, now_ms=placement)
     # card 49 (mask 9) went on pile 1, onto card 45 (mask 9), placed by seat 1
     assert table.state.last_seat == 1 and table.state.piles[1][-2:] == (45, 49)
+    # KM-5a: a 0 ms window (bot tables) bounds the chance by the round end in
+    # the log, not by time: the drivers ask every bot before they log it.
+    assert GAME.legal_actions(table.state, 0, 10**6) == [Stop(50)]
     events = table.stop(0, now_ms=10**6)  # long after the window, but no round end logged yet
     assert types(events) == ["km.stopped", "km.round_ended"]
     assert events[0].moved == 1
     assert events[1] == RoundEnded(round=1, ended_by=1, reason="deck_empty", tokens=(6, 4), at_ms=10**6)
     assert GAME.on_timer(table.state, Ctx(10**6)) == [RoundStarted(round=2, first_seat=1, tokens=5), Revealed(1, 0)]
+
+
+def _to_the_last_card(window_ms: int) -> tuple[Table, int]:
+    """Two players, IN_ORDER decks: 50 placements, one a window apart from
+    1,000 ms on; card 49 (mask 9) ends on card 45 (mask 9), placed by seat 1.
+    Returns the table and the last placement's time."""
+    table = Table(2, stop_window_ms=window_ms)
+    for placement in range(50):
+        now = 1_000 + placement * window_ms
+        table.place(table.state.placer, placement % 4, now_ms=now)
+    assert table.state.placer is None and table.state.last_seat == 1
+    return table, now
+
+
+def test_km5a_a_stop_after_the_last_cards_window_is_too_late_though_no_round_end_is_logged():
+    # The issue's case: the window closed at 101,000 ms, a Stop came at 104,000.
+    table, placed_at = _to_the_last_card(2000)
+    assert placed_at == 99_000
+    assert GAME.next_timer(table.state) == 101_000
+    assert not any(isinstance(e, RoundEnded) for e in table.log)  # the round end is not logged yet
+    assert refused(table, 0, Stop(), now_ms=104_000) == "too_late"
+    assert refused(table, 0, Stop(50), now_ms=101_001) == "too_late"
+    assert GAME.legal_actions(table.state, 0, 101_001) == []  # not offered either
+    # the round still ends by its timer, and the log holds no Stop
+    assert types(table.timer(104_000)) == ["km.round_ended"]
+    assert not any(isinstance(e, Stopped) for e in table.log)
+
+
+def test_km5a_a_stop_within_the_last_cards_window_is_taken_up_to_its_last_ms():
+    table, placed_at = _to_the_last_card(2000)
+    assert GAME.legal_actions(table.state, 0, 101_000) == [Stop(50)]
+    events = table.stop(0, now_ms=101_000)  # the window's last ms (it lasts 2000 ms from 99,000)
+    assert types(events) == ["km.stopped", "km.round_ended"] and events[0].moved == 1
+
+
+def test_km5a_an_earlier_card_may_be_challenged_until_the_next_is_placed():
+    # KM-2 still holds for every card but the last: its chance has no clock.
+    table = Table(3, stop_window_ms=2000)
+    table.place(0, 0, now_ms=1_000)
+    assert GAME.legal_actions(table.state, 2, 60_000) == [Stop(1)]
+    assert table.stop(2, now_ms=60_000)[0].placement == 1
+
+
+class _AskedBot:
+    """Records every time it may call Stop; never calls; places on pile 0..3 in turn."""
+
+    blind = True
+    observes = False
+
+    def __init__(self, seat: int, asked: list) -> None:
+        self.seat, self.asked = seat, asked
+
+    def observe(self, event) -> None:
+        pass
+
+    def act(self, view, legal, rng):
+        if legal and type(legal[0]) is Stop:
+            self.asked.append((legal[0].placement, self.seat))
+        places = [a for a in legal if type(a) is Place]
+        return places[len(self.asked) % len(places)] if places else None
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_km5a_every_bot_is_asked_on_the_last_card_at_a_zero_window_table(players):
+    """With stop_window_ms 0 the round-ending timer is due at once: the
+    playout asks every seat but the placer before it applies it (before, the
+    timer came first and the last card was never challenged)."""
+    asked: list = []
+    playout = Playout(GAME, players, GAME.make_options({"stop_window_ms": 0}), 3, ["random"] * players)
+    playout.bots = [_AskedBot(seat, asked) for seat in range(players)]
+    playout.run()
+    lasts = [e for i, e in enumerate(playout.log) if isinstance(e, Placed) and isinstance(playout.log[i + 1], RoundEnded)]
+    assert len(lasts) == 3  # nobody calls Stop: every round ends on its deck's last card
+    for last in lasts:
+        assert sorted(seat for number, seat in asked if number == last.placement) == [
+            s for s in range(players) if s != last.seat
+        ]
+
+
+def test_km5a_heuristic_bots_challenge_a_known_match_on_the_last_card_at_a_zero_window_table():
+    # IN_ORDER decks: the 5th copy of mask 9 (card 49) must go on a pile that
+    # already shows a mask 9, and the other perfect-memory bot knows it.
+    fixed = {f"round-{r}": IN_ORDER for r in (1, 2, 3)} | {"first-player": [0]}
+    playout = Playout(
+        GAME, 2, GAME.make_options({"stop_window_ms": 0}), 1, ["heuristic"] * 2, chance=Chance(seed=1, fixed=fixed)
+    )
+    playout.run()
+    ends = [i for i, e in enumerate(playout.log) if isinstance(e, RoundEnded)]
+    for i in ends:
+        stopped = playout.log[i - 1]
+        assert isinstance(stopped, Stopped) and stopped.cards[-1] == 49 and stopped.matches >= 1
+        assert playout.log[i].reason == "deck_empty"
 
 
 # --- KM-6 ----------------------------------------------------------------------
