@@ -48,7 +48,7 @@ ROUTE_ERRORS: dict[str, tuple[int, ...]] = {
     "rating_history": (), "list_agents": (), "read_agent": (), "sparring_report": (), "delete_agent": (),
     "pause_agent": (409,), "resume_agent": (409,),
     "create_game": (422,),
-    "read_events": (403, 409), "export": (403, 409), "stream": (403, 409),
+    "read_events": (403, 409), "export": (403, 409), "stream": (403, 409), "verify_game": (409,),
     "agent_me": (403,), "agent_stream": (403,),
     "create_tournament": (403, 422), "register_agent": (403, 422),
 }

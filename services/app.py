@@ -18,6 +18,7 @@ from services.ratelimit import RateLimiter, limit_agents
 from services.routes_agents import ROUTES as AGENT_ROUTES
 from services.routes_games import ROUTES
 from services.routes_tournaments import ROUTES as TOURNAMENT_ROUTES
+from services.routes_verify import ROUTES as VERIFY_ROUTES
 from services.runtime import Runtime
 from services.shutdown import end_streams_on_signal
 
@@ -87,7 +88,7 @@ def create_app(settings: Settings) -> Litestar:
             await runtime.close()
 
     return Litestar(
-        route_handlers=[*document_routes([*ROUTES, *TOURNAMENT_ROUTES, *AGENT_ROUTES]), assets_router()],
+        route_handlers=[*document_routes([*ROUTES, *VERIFY_ROUTES, *TOURNAMENT_ROUTES, *AGENT_ROUTES]), assets_router()],
         lifespan=[lifespan],
         before_request=_before_request,
         request_max_body_size=settings.max_body_bytes,

@@ -43,6 +43,23 @@ def _golden(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify(args: argparse.Namespace) -> int:
+    """Provably fair deals (issue 11.3): the three checks of engines.verify on
+    an export; exit 0 when all pass, 1 when one fails, 2 for an unreadable file."""
+    from engines.verify import ExportError, verify_export
+
+    try:
+        verdict = verify_export(Path(args.export).read_bytes())
+    except (OSError, ExportError) as exc:
+        print(f"hanamichi verify: {exc}", file=sys.stderr)
+        return 2
+    for name, ok in (("commitment", verdict.commitment_ok), ("deals", verdict.deals_ok), ("replay", verdict.replay_ok)):
+        print(f"{name}: {'ok' if ok else 'FAILED'}")
+    for problem in verdict.problems:
+        print(f"  {problem}")
+    return 0 if verdict.ok else 1
+
+
 def resolve_servers(data_dir: Path):
     """DATABASE_URL/REDIS_URL when set; otherwise embedded servers (returned to stop)."""
     from services.embedded import start_embedded
@@ -183,6 +200,10 @@ def main(argv: list[str] | None = None) -> int:
     gold.add_argument("--write", action="store_true")
     gold.add_argument("--game", default=None)
     gold.set_defaults(run=_golden)
+
+    check = sub.add_parser("verify", help="check a finished game's export: commitment, deals and replay")
+    check.add_argument("export", help="the file GET /api/v1/games/{id}/export answered (NDJSON)")
+    check.set_defaults(run=_verify)
 
     serve = sub.add_parser("serve", help="run the API (embedded PostgreSQL/Redis unless DATABASE_URL/REDIS_URL)")
     serve.add_argument("--host", default="127.0.0.1")

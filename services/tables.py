@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import secrets
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -114,7 +115,11 @@ class Table:
         return self.state is not None and self.game.is_over(self.state)
 
     def chance(self) -> Chance:
-        return Chance(self.seed)
+        # Issue 11.3: a fresh random salt for the deal's commitment, drawn
+        # here (the engine draws nothing); it lives in the start event, private
+        # until the final event reveals it. A start that loses the race to
+        # another process is discarded, salt and all.
+        return Chance(self.seed, salt=secrets.token_hex(32))
 
     def bot_rng(self, seat: int) -> random.Random:
         # Deterministic per (game, seat, version): a replayed or retried bot

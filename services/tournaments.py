@@ -17,6 +17,7 @@ import msgspec
 import engines.tournament as tn
 from engines.core import OptionsError, RuleError
 from engines.registry import get_game
+from services.api_types import SEED_REFUSED
 from services.background import spawn
 from services.errors import BadRequest, Conflict, NotFound, Unprocessable
 from services.eventstore import EventStore, VersionConflict
@@ -90,12 +91,16 @@ class TournamentService:
 
     # --- commands ------------------------------------------------------------------
 
-    async def create(self, player: Player | None, raw: dict, now: int | None = None) -> Loaded:
+    async def create(self, player: Player | None, raw: dict, now: int | None = None, seed: int | None = None) -> Loaded:
+        """`seed` is for the service's own use (a recurring tournament's next
+        instance, drawn in `start`); a request's settings never carry one."""
         now = now_ms() if now is None else now
         raw = dict(raw)
-        # The seed fixes every deal of the tournament: drawn here, kept out of
-        # every public view until the tournament is over.
-        raw.setdefault("seed", secrets.randbits(62))
+        if "seed" in raw:  # issue 11.2: whoever knows the seed knows every hand
+            raise Unprocessable(*SEED_REFUSED)
+        # The seed fixes every deal of the tournament: drawn here from the
+        # CSPRNG, kept out of every public view until the tournament is over.
+        raw["seed"] = secrets.randbits(62) if seed is None else seed
         try:
             settings = tn.make_settings(raw, get_game(str(raw.get("game", ""))))
         except (OptionsError, RuleError) as err:
@@ -143,7 +148,8 @@ class TournamentService:
             raise
         following = tn.next_settings(loaded.state.settings, seed=secrets.randbits(62))
         if following is not None:  # recurrence: announce the next instance now
-            await self.create(None, msgspec.to_builtins(following))
+            raw = msgspec.to_builtins(following)
+            await self.create(None, raw, seed=raw.pop("seed"))
         return events
 
     async def command(self, tournament_id: str, command, now: int | None = None) -> list:
