@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -84,7 +84,6 @@ class Chance:
     @property
     def commitment(self) -> str:
         return commitment(self.seed, self.salt)
-
 
     def shuffled(self, key: str, items: Sequence[Any]) -> list[Any]:
         if key in self.fixed:
@@ -185,6 +184,24 @@ class Game(Generic[S, E, A, O]):
     all_cards: Callable[[S], list] = lambda state: []
     # Whole-game figures for the simulator (e.g. "round" counts); optional.
     describe: Callable[[S], dict] = field(default=lambda state: {})
+    # GEN-1 (RULES.md): some cards are public only at their moment (a trick's
+    # cards until it is won, a Stop's pile until the next placement). The
+    # history of a game in progress (`history`, `past_view`) blanks them for
+    # every viewer once their moment has passed. `moment(before, event)` names
+    # the moment an event's fleeting cards belong to (None: nothing fleeting;
+    # `before` is the state the event applies to), `moments(state)` the
+    # moments still lasting in a state, `blank(event)` the event with its
+    # fleeting cards blanked, and `blank_view(view, state, lasting)` the view
+    # of a past `state` with the cards of moments not in `lasting` blanked.
+    # Games with nothing fleeting (Cahoots, CH-9) keep these defaults.
+    moment: Callable[[S | None, E], Hashable | None] = lambda state, event: None
+    moments: Callable[[S], frozenset] = lambda state: frozenset()
+    blank: Callable[[E], E] = lambda event: event
+    blank_view: Callable[[Any, S, frozenset], Any] = lambda view, state, lasting: view
+    # Test support for GEN-1: the cards of the current deal that were public
+    # only at a moment that has passed (the conformance suite checks that no
+    # history shows them).
+    past_cards: Callable[[S], frozenset] = lambda state: frozenset()
     # For `engines.verify` (provably fair deals): the players and options a
     # start event was made with, so that `start` can be re-run from the
     # revealed seed; the tags of the events that carry chance outcomes (the
@@ -198,6 +215,32 @@ class Game(Generic[S, E, A, O]):
 
     def waiting_for(self, state: S) -> frozenset[int]:
         return (self.awaited or self.to_act)(state)
+
+    def history(self, log: Sequence[E]) -> list[E]:
+        """GEN-1: the engine log as the history of the game shows it, for
+        every viewer alike (redact each event for its viewer afterwards).
+        While the game runs, an event whose moment has passed by the end of
+        `log` has its fleeting cards blanked; once the game is over, the log
+        is returned as it is (everything is public)."""
+        moment, evolve = self.moment, self.evolve
+        keys = []
+        state = None
+        for event in log:
+            keys.append(moment(state, event))
+            state = evolve(state, event)
+        if state is None or self.is_over(state):
+            return list(log)
+        lasting, blank = self.moments(state), self.blank
+        return [e if key is None or key in lasting else blank(e) for e, key in zip(log, keys)]
+
+    def past_view(self, state: S, viewer: int | None, now: S) -> msgspec.Struct:
+        """GEN-1: the view of a past `state` (a replay) as the history of the
+        game shows it at `now` (its latest state): cards whose moment has
+        passed by `now` are blanked, for seats too, until the game is over."""
+        view = self.view(state, viewer)
+        if self.is_over(now):
+            return view
+        return self.blank_view(view, state, self.moments(now))
 
     def make_options(self, raw: Mapping[str, Any] | None) -> O:
         """Decode and validate table options; unknown or ill-typed fields

@@ -21,6 +21,7 @@ from engines.kabuki_masks.rules import (
 )
 from engines.kabuki_masks.state import all_cards, evolve
 from engines.kabuki_masks.view import hidden_cards, redact, revealed_cards, view
+from engines.kabuki_masks.view import blank, blank_view, moment, moments, past_cards
 
 GAME = Game(
     name="kabuki-masks",
@@ -47,6 +48,11 @@ GAME = Game(
     revealed_cards=revealed_cards,
     all_cards=all_cards,
     describe=describe,
+    moment=moment,
+    moments=moments,
+    blank=blank,
+    blank_view=blank_view,
+    past_cards=past_cards,
     setup=setup,
     deal_tags=DEAL_TAGS,
     event_time=event_time,

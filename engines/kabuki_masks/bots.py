@@ -65,6 +65,8 @@ class MemoryBot:
             if self.forget and len(pile) > 1:
                 self.fresh.append((event.pile, len(pile) - 2))  # the card just covered
         elif kind is Stopped:
+            if not event.cards:
+                return  # blanked: a history read after the moment (GEN-1) shows nothing new
             self.piles[event.pile] = list(event.cards)
             if self.forget:
                 self.fresh.extend((event.pile, i) for i in range(len(event.cards) - 1))

@@ -47,7 +47,7 @@ class Revealed(Event, tag="km.revealed"):
     """KM-1: the top card of the deck, shown to everyone; `seat` must place it."""
 
     seat: int
-    card: int
+    card: int | None  # None in history once the card is covered (KM-7, GEN-1)
 
 
 class Placed(Event, tag="km.placed"):
@@ -56,7 +56,7 @@ class Placed(Event, tag="km.placed"):
 
     seat: int
     pile: int
-    card: int
+    card: int | None  # None in history once the card is covered (KM-7, GEN-1)
     placement: int
     placed_at_ms: int
 
@@ -71,7 +71,7 @@ class Stopped(Event, tag="km.stopped"):
     placement: int
     placer: int
     pile: int
-    cards: tuple[int, ...]
+    cards: tuple[int, ...]  # () in history once the next card is placed (GEN-1)
     matches: int
     moved: int
     returned: int

@@ -20,7 +20,7 @@ class LatestPlacement(msgspec.Struct, frozen=True):
     placement: int
     seat: int
     pile: int
-    card: int
+    card: int | None  # None in a replay once the card is covered (GEN-1)
     placed_at_ms: int
     called: bool  # KM-2: a Stop was called on it (no more calls)
 
@@ -35,7 +35,9 @@ class KabukiView(msgspec.Struct, frozen=True):
     revealed: int | None  # KM-1: the card `placer` shows everyone and must place
     placer: int | None
     may_place_at_ms: int | None  # KM-3: placing earlier is refused (None: any time)
-    tops: tuple[int | None, ...]  # each actor pile's top card (None: the bare actor)
+    # Each actor pile's top card (None: the bare actor; in a replay, None on a
+    # pile of size > 0 is a card covered since, GEN-1).
+    tops: tuple[int | None, ...]
     pile_sizes: tuple[int, ...]
     tokens: tuple[int, ...]
     banked: tuple[int, ...]  # KM-6: tokens banked at the end of finished rounds
@@ -96,6 +98,59 @@ def redact(event, viewer: int | None):
     return event
 
 
+# --- GEN-1: a card is public while it is in sight (KM-1, KM-7) ------------------
+# A revealed or placed card is in sight while it is the card to place or a
+# pile's top; a Stop's pile (KM-4) until the next card is placed (or the next
+# round clears the piles). Card ids are unique within a round's deck.
+
+
+def moment(s: State | None, event):
+    kind = type(event)
+    if kind is Revealed or kind is Placed:
+        return ("card", s.round, event.card)
+    if kind is Stopped:
+        if len(event.cards) == 1:  # nothing covered: only the top, in sight while it is the top
+            return ("card", s.round, event.cards[0])
+        return ("stop", event.placement)
+    return None
+
+
+def moments(s: State) -> frozenset:
+    lasting = {("card", s.round, pile[-1]) for pile in s.piles if pile}
+    if s.revealed is not None and s.placer is not None:
+        lasting.add(("card", s.round, s.revealed))
+    if s.called:
+        lasting.add(("stop", s.placements))
+    return frozenset(lasting)
+
+
+def blank(event):
+    kind = type(event)
+    if kind is Revealed or kind is Placed:
+        return replace(event, card=None)
+    if kind is Stopped:
+        return replace(event, cards=())  # who called, the matches and the tokens stay public
+    return event
+
+
+def blank_view(v: KabukiView, s: State, lasting: frozenset) -> KabukiView:
+    def sight(card):
+        return card if card is None or ("card", s.round, card) in lasting else None
+
+    latest = v.latest
+    if latest is not None and sight(latest.card) is None:
+        latest = replace(latest, card=None)
+    return replace(v, revealed=sight(v.revealed), tops=tuple(map(sight, v.tops)), latest=latest)
+
+
+def past_cards(s: State) -> frozenset:
+    """Covered cards of this round, but those of a pile a Stop shows now."""
+    if s.over:
+        return frozenset()
+    shown = s.last_pile if s.called else -1
+    return frozenset(card for i, pile in enumerate(s.piles) if i != shown for card in pile[:-1])
+
+
 def hidden_cards(s: State, viewer: int | None) -> frozenset:
     """What no viewer may know: the undrawn part of the deck. Covered cards
     were all shown when placed (KM-1); that views do not show them again
@@ -111,14 +166,14 @@ def revealed_cards(obj) -> frozenset:
         cards = {card for card in obj.tops if card is not None}
         if obj.revealed is not None:
             cards.add(obj.revealed)
-        if obj.latest is not None:
+        if obj.latest is not None and obj.latest.card is not None:
             cards.add(obj.latest.card)
         for pile in obj.piles or ():
             cards.update(pile)
         cards.update(obj.deck or ())
         return frozenset(cards)
     if kind is Placed or kind is Revealed:
-        return frozenset((obj.card,))
+        return frozenset(() if obj.card is None else (obj.card,))
     if kind is Stopped:
         return frozenset(obj.cards)
     if kind is Started:

@@ -11,6 +11,7 @@ from .options import Options
 from .rules import decide, is_over, legal_actions, result, start, to_act
 from .state import evolve
 from .view import all_cards, hidden_cards, redact, revealed_cards, view
+from .view import blank, blank_view, moment, moments, past_cards
 
 
 def _describe(state) -> dict:
@@ -39,5 +40,10 @@ GAME = Game(
     revealed_cards=revealed_cards,
     all_cards=all_cards,
     describe=_describe,
+    moment=moment,
+    moments=moments,
+    blank=blank,
+    blank_view=blank_view,
+    past_cards=past_cards,
     deal_tags=DEAL_TAGS,
 )

@@ -48,7 +48,7 @@ class Directed(Event, tag="kt.directed"):
 
 class Played(Event, tag="kt.played"):
     seat: int  # with 2 players seat 2 is the dummy
-    card: int
+    card: int | None  # None only in history, once the trick is won (GEN-1)
 
 
 class JokerPlayed(Event, tag="kt.joker_played"):
@@ -60,7 +60,7 @@ class JokerPlayed(Event, tag="kt.joker_played"):
 
 class TrickWon(Event, tag="kt.trick_won"):
     seat: int  # the winner (may be the dummy)
-    cards: tuple[int, ...]
+    cards: tuple[int, ...]  # () in history: a won trick's contents are hidden (KT-11, GEN-1)
     next: int  # who plays next: the leader, or with 2 players the second (KT-13)
 
 

@@ -39,7 +39,9 @@ class View(msgspec.Struct, frozen=True, gc=False):
     high: bool
     order: tuple[str, ...]  # strongest actor first
     hand: tuple[int, ...]  # the viewer's own cards
-    trick: tuple[tuple[int, int], ...]  # (seat, card) in play order; seat 2 = dummy with 2 players
+    # (seat, card) in play order; seat 2 = dummy with 2 players. In a replay
+    # of a trick won since, the cards are None (GEN-1).
+    trick: tuple[tuple[int, int | None], ...]
     trick_no: int
     seats: tuple[SeatView, ...]
     dummy_left: int  # KT-13 pile size (0 without a dummy)
@@ -112,6 +114,50 @@ def redact(event, viewer: int | None):
     return event
 
 
+# --- GEN-1: a trick's cards are public until it is won (KT-11) -------------------
+
+
+def moment(state: State | None, event):
+    """A played card and the won trick's cards belong to the trick in play."""
+    kind = type(event)
+    if kind is Played or kind is TrickWon:
+        return (state.round, state.trick_no)
+    return None  # a Joker's placement is public for good (KT-11); hands are redacted
+
+
+def moments(state: State) -> frozenset:
+    lasting = {(state.round, state.trick_no)}
+    if state.phase == 0 and state.last_round is not None:
+        # The round's public reveal (KT-11) shows every trick of it until
+        # the next deal, as the view does (`last_round`).
+        ended = state.last_round.round
+        lasting.update((ended, trick) for trick in range(1, 9))
+    return frozenset(lasting)
+
+
+def blank(event):
+    kind = type(event)
+    if kind is Played:
+        return replace(event, card=None)
+    if kind is TrickWon:
+        return replace(event, cards=())
+    return event
+
+
+def blank_view(view: View, state: State, lasting: frozenset) -> View:
+    if not view.trick or (state.round, state.trick_no) in lasting:
+        return view
+    return replace(view, trick=tuple((seat, None) for seat, _card in view.trick))
+
+
+def past_cards(state: State) -> frozenset:
+    """The suit cards of this round's won tricks (a Joker is known by its seat);
+    none between rounds, when the round's reveal shows them all (KT-11)."""
+    if state.phase in (0, OVER):
+        return frozenset()
+    return frozenset(card for tricks in state.won for trick in tricks for card in trick if not is_joker(card))
+
+
 # --- conformance support -------------------------------------------------------
 
 
@@ -134,7 +180,7 @@ def revealed_cards(obj) -> frozenset:
     cards: list[int] = []
     if kind is View:
         cards.extend(obj.hand)
-        cards.extend(card for _seat, card in obj.trick)
+        cards.extend(card for _seat, card in obj.trick if card is not None)
         for sv in obj.seats:
             cards.extend(_player_card_of(sv.seat, sv.prediction))
         if obj.last_round is not None:
@@ -154,7 +200,8 @@ def revealed_cards(obj) -> frozenset:
         cards.extend(obj.dummy)
         cards.extend(obj.discard)
     elif kind is Played:
-        cards.append(obj.card)
+        if obj.card is not None:
+            cards.append(obj.card)
     elif kind is JokerPlayed:
         cards.append(JOKER + obj.seat)
         cards.extend(_player_card_of(obj.seat, obj.prediction))

@@ -11,6 +11,7 @@ from engines.tezuma_trick.options import Options
 from engines.tezuma_trick.rules import decide, is_over, legal_actions, next_timer, on_timer, result, start, to_act
 from engines.tezuma_trick.state import State, evolve
 from engines.tezuma_trick.view import all_cards, hidden_cards, redact, revealed_cards, view
+from engines.tezuma_trick.view import blank, blank_view, moment, moments, past_cards
 
 
 def describe(state: State) -> dict:
@@ -41,6 +42,11 @@ GAME: Game = Game(
     revealed_cards=revealed_cards,
     all_cards=all_cards,
     describe=describe,
+    moment=moment,
+    moments=moments,
+    blank=blank,
+    blank_view=blank_view,
+    past_cards=past_cards,
     deal_tags=DEAL_TAGS,
 )
 

@@ -73,7 +73,7 @@ class Played(Event, tag="tt.played"):
     Five-Color Sand (TT-10); `ability` is the ability declared with it."""
 
     seat: int
-    cards: tuple[int, ...]
+    cards: tuple[int, ...]  # () in history once the trick is won (TT-14, GEN-1)
     ability: str | None = None
 
 

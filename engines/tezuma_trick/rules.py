@@ -102,10 +102,21 @@ _SEAT_SETS = tuple(frozenset({seat}) for seat in range(4))
 _NOBODY: frozenset[int] = frozenset()
 
 
+def _player(state: State) -> int:
+    """The seat to play now, or -1. Total over every prefix of a log (issue
+    11 item 10): between a trick's last `tt.played` and its `tt.trick_won`
+    the queue is empty, and between the last `tt.trick_won` of a hand and
+    its `tt.hand_scored` the 13th trick does not exist; nobody acts there."""
+    if state.queue and state.trick_no <= TRICKS_PER_HAND:
+        return state.queue[0]
+    return -1
+
+
 def to_act(state: State) -> frozenset[int]:
     phase = state.phase
     if phase == PLAY:
-        return _SEAT_SETS[state.queue[0]]
+        seat = _player(state)
+        return _NOBODY if seat < 0 else _SEAT_SETS[seat]
     if phase == DRAFT:
         return _SEAT_SETS[state.draft_order[state.pick_no]]
     return _NOBODY
@@ -175,7 +186,7 @@ def legal_actions(state: State, seat: int, now_ms: int | None = None) -> list:
     # `now_ms` (engine contract): no rule of this game depends on time.
     phase = state.phase
     if phase == PLAY:
-        if state.queue[0] != seat:
+        if _player(state) != seat:
             return []
         return _legal_plays(state, seat)
     if phase == DRAFT:
@@ -230,7 +241,7 @@ def decide(state: State, seat: int, action, ctx: Ctx) -> list:
         raise RuleError("bad_action", "not a Tezuma Trick action")
     phase = state.phase
     if phase == PLAY:
-        if state.queue[0] != seat:
+        if _player(state) != seat:
             raise RuleError("not_your_turn", "it is not your turn")
     elif phase == DRAFT:
         if state.draft_order[state.pick_no] != seat:

@@ -122,6 +122,55 @@ def redact(event, viewer: int | None):
     return event
 
 
+# --- GEN-1: a trick's cards are public until it is won (TT-14) ------------------
+
+
+def moment(state: State | None, event):
+    """A play's cards belong to the trick in play; a Fire Breathing card
+    returned to a hand (TT-9) is public while it stays in that hand."""
+    kind = type(event)
+    if kind is Played:
+        return (state.hand_no, state.trick_no)
+    if kind is TrickWon and event.returned >= 0:
+        return ("shown", state.hand_no, event.returned)
+    return None
+
+
+def moments(state: State) -> frozenset:
+    lasting = {(state.hand_no, state.trick_no)}
+    lasting.update(("shown", state.hand_no, card) for card in state.shown)
+    return frozenset(lasting)
+
+
+def blank(event):
+    kind = type(event)
+    if kind is Played and event.cards:
+        return msgspec.structs.replace(event, cards=())  # the seat and the ability used stay public
+    if kind is TrickWon and event.returned >= 0:
+        return msgspec.structs.replace(event, returned=-1)  # played again since: in a won trick now
+    return event
+
+
+def blank_view(view: View, state: State, lasting: frozenset) -> View:
+    replace = msgspec.structs.replace
+    if view.trick and (state.hand_no, state.trick_no) not in lasting:
+        view = replace(view, trick=tuple(replace(play, cards=()) for play in view.trick))
+    if any(seat.shown for seat in view.seats):
+        seats = tuple(
+            replace(seat, shown=tuple(c for c in seat.shown if ("shown", state.hand_no, c) in lasting))
+            for seat in view.seats
+        )
+        view = replace(view, seats=seats)
+    return view
+
+
+def past_cards(state: State) -> frozenset:
+    """The cards in this hand's won tricks."""
+    if state.phase == OVER:
+        return frozenset()
+    return frozenset(card for pile in state.won for card in pile)
+
+
 # --- conformance support --------------------------------------------------------
 
 
