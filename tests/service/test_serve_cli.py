@@ -198,3 +198,153 @@ def _stop_leftovers(data_dir: Path) -> None:
             os.kill(int(path.read_text().split()[0]), sig)  # SIGINT: PostgreSQL's fast shutdown
         except (OSError, ValueError, IndexError):
             pass
+
+
+# --- issue 11: items 7, 17, 18 --------------------------------------------------------------
+
+
+class StreamWatch(threading.Thread):
+    """An SSE client in a thread: what it read, and whether the server ended
+    the response properly (a cut connection is an error instead)."""
+
+    def __init__(self, url: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(daemon=True)
+        self.url, self.headers = url, headers or {}
+        self.lines: list[str] = []
+        self.error: Exception | None = None
+        self.ended = threading.Event()
+
+    def run(self) -> None:
+        try:
+            with httpx.stream("GET", self.url, headers=self.headers, timeout=httpx.Timeout(30)) as r:
+                assert r.status_code == 200, r.read()
+                for line in r.iter_lines():
+                    self.lines.append(line)
+        except Exception as exc:  # noqa: BLE001 - recorded for the assertion
+            self.error = exc
+        self.ended.set()
+
+
+def _children_of(pid: int) -> list[tuple[int, str]]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == pid and _alive(int(entry.name)):
+            found.append((int(entry.name), cmdline))
+    return found
+
+
+def _worker_pid(serve: Serve, timeout: float = 10) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        workers = [pid for pid, cmd in _children_of(serve.proc.pid) if "services.cli worker" in cmd]
+        if workers:
+            return workers[0]
+        time.sleep(0.05)
+    raise AssertionError(f"no worker child of serve:\n{serve.output}")
+
+
+def _wait(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def test_sigterm_ends_every_stream_and_exits_within_5_s_and_a_dead_worker_is_restarted(tmp_path):
+    data_dir = (tmp_path / "data").resolve()
+    serve = Serve(tmp_path, _serve_env(data_dir), _pick_port(18950, 18999))
+    watches: list[StreamWatch] = []
+    try:
+        serve.wait_ready()
+        pids = _server_pids(data_dir)
+
+        # Item 7: a worker that dies is logged and started again.
+        first_worker = _worker_pid(serve)
+        os.kill(first_worker, signal.SIGKILL)
+        _wait(lambda: "restarted" in serve.output, 15, "the worker's restart")
+        assert f"worker (pid {first_worker}) exited with code -9" in serve.output
+        second_worker = _worker_pid(serve)
+        assert second_worker != first_worker and _alive(second_worker)
+
+        # Item 17: streams of every kind open: a spectator, a seat, a pull agent.
+        http = httpx.Client(base_url=serve.base_url, timeout=10)
+        token = http.post("/api/v1/players", json={"name": "mika"}).json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        game_id = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": 3}, headers=auth).json()["game_id"]
+        assert http.post(f"/api/v1/games/{game_id}/seats", json={"seat": 0}, headers=auth).status_code == 200
+        agent = http.post("/api/v1/agents", json={"name": "puller", "games": ["kabuki-tricks"], "mode": "pull"}, headers=auth)
+        assert agent.status_code == 201, agent.text
+        http.close()
+        stream_url = f"{serve.base_url}/api/v1/games/{game_id}/stream"
+        watches = [
+            StreamWatch(stream_url), StreamWatch(stream_url, auth),
+            StreamWatch(f"{serve.base_url}/api/v1/agents/me/stream", {"Authorization": f"Bearer {agent.json()['token']}"}),
+        ]
+        for watch in watches:
+            watch.start()
+        _wait(lambda: all(w.lines for w in watches[2:]), 10, "the agent stream's hello")
+        time.sleep(0.3)  # the game streams are subscribed (they send nothing before the start)
+
+        sent = time.monotonic()
+        serve.proc.send_signal(signal.SIGTERM)
+        code = serve.proc.wait(10)
+        took = time.monotonic() - sent
+        assert code == 0, serve.output
+        assert took < 5, f"serve took {took:.1f} s to exit with SSE clients connected"
+        for watch in watches:
+            assert watch.ended.wait(2), "the stream is still open"
+            assert watch.error is None, f"the stream was cut, not ended: {watch.error!r}"
+        assert "embedded servers stopped" in serve.output
+        _wait_gone((*pids, second_worker))
+        assert not any(_alive(p) for p in (*pids, second_worker))
+        assert _processes_of(data_dir) == []
+    finally:
+        serve.kill()
+        _stop_leftovers(data_dir)
+
+
+def test_two_instances_at_once_and_a_start_stops_what_a_killed_one_left(tmp_path):
+    dirs = [(tmp_path / name).resolve() for name in ("one", "two")]
+    ports = [_pick_port(18950, 18974), _pick_port(18975, 18999)]
+    first = Serve(tmp_path, _serve_env(dirs[0]), ports[0])
+    second = third = None
+    try:
+        first.wait_ready()
+        # Item 18: a second instance with its own data folder, at the same time.
+        second = Serve(tmp_path, _serve_env(dirs[1]), ports[1])
+        second.wait_ready()
+        assert httpx.get(first.base_url + "/ready").status_code == 200
+        left = _server_pids(dirs[1])
+        worker = _worker_pid(second)
+
+        # Item 17: SIGKILL leaves the servers running (nothing can stop them
+        # then), but not the worker (it dies with its parent)...
+        second.kill()
+        _wait(lambda: not _alive(worker), 10, "the worker to die with serve")
+        assert all(_alive(p) for p in left)
+        # ...and the next start in that folder stops them and starts its own.
+        third = Serve(tmp_path, _serve_env(dirs[1]), ports[1])
+        third.wait_ready()
+        _wait_gone(left)
+        assert not any(_alive(p) for p in left), "the leftover servers still run"
+        assert set(_server_pids(dirs[1])).isdisjoint(left)
+        assert third.stop(signal.SIGTERM) == 0, third.output
+        assert first.stop(signal.SIGTERM) == 0, first.output
+        for folder in dirs:
+            _wait(lambda: _processes_of(folder) == [], 10, f"servers of {folder} to stop")
+    finally:
+        for serve in (first, second, third):
+            if serve is not None:
+                serve.kill()
+        for folder in dirs:
+            _stop_leftovers(folder)
