@@ -78,16 +78,10 @@ class NewTournament(msgspec.Struct, forbid_unknown_fields=True):
     bye_points: Points | None = None
     duplicate: bool = False
     advance: Annotated[int, msgspec.Meta(ge=1, le=MAX_SEATS - 1)] | None = None
-    # Never accepted (422 seed_not_accepted): the server draws every seed, so
-    # nobody can choose or predict a deal. Declared only so that a client
-    # that sends one learns that it has no effect (issue 11, item 2).
-    seed: Any = msgspec.UNSET
 
     def settings(self, now_ms: int) -> dict:
         """The raw settings for the tournament engine (which checks how the
         fields fit together); the start must lie between now and a year ahead."""
-        if self.seed is not msgspec.UNSET:
-            raise Unprocessable(*SEED_REFUSED)
         if not now_ms - PAST_SLACK_MS <= self.start_ms <= now_ms + MAX_LEAD_MS:
             raise Unprocessable("bad_start", "start_ms must lie between now and 366 days from now")
         raw = msgspec.to_builtins(self)

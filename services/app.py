@@ -10,6 +10,7 @@ from litestar import Litestar, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from services.api_docs import document_routes, openapi_with_security
+from services.api_types import SEED_REFUSED
 from services.config import Settings
 from services.docs_ui import assets_router, openapi_config
 from services.errors import ServiceError
@@ -34,6 +35,9 @@ def _service_error(request: Request, exc: ServiceError) -> Response:
     return Response({"code": exc.code, "message": exc.message, **exc.extra}, status_code=exc.status)
 
 
+_SEED_FIELD = "unknown field `seed`"  # msgspec's words for a body's `seed`
+
+
 def _problem(e: dict) -> str:
     key, message = e.get("key") or "body", e.get("message")
     if key == "data" and message == "'data'":
@@ -43,6 +47,10 @@ def _problem(e: dict) -> str:
 
 
 def _validation_error(request: Request, exc: ValidationException) -> Response:
+    if any(_SEED_FIELD in str(e.get("message")) for e in (exc.extra or []) if isinstance(e, dict)):
+        # Issue 11.2: no body has a seed field (the server draws every seed);
+        # a client that sends one must learn that it has no effect.
+        return Response({"code": SEED_REFUSED[0], "message": SEED_REFUSED[1]}, status_code=422)
     # Litestar's detail names the field and the problem, never state.
     # Litestar's own detail quotes the whole URL, query string included (5,000
     # digits of `after=` made a 5 KB message): name the path only, and bound it.

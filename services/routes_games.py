@@ -19,7 +19,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from engines.registry import available, get_game
 from engines.timecontrol import TimeControl
-from services.api_types import MAX_SEATS, MAX_VERSION, SEED_REFUSED, SeatCount, SeatNumber, Version, for_people
+from services.api_types import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
 from services.errors import BadRequest, Unprocessable
 from services.games import GameService, Outcome, result_shown
 from services.players import Player, Players
@@ -46,7 +46,6 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True):
     options: dict[str, Any] = {}
     ranked: bool = False
     time_control: TimeControl | None = None
-    seed: Any = msgspec.UNSET  # never accepted (422 seed_not_accepted, issue 11.2); declared to say so
 
 
 class TakeSeat(msgspec.Struct, forbid_unknown_fields=True):
@@ -208,8 +207,6 @@ async def create_player(state: State, data: NewPlayer) -> PlayerCreated:
 @post("/api/v1/games", status_code=201)
 async def create_game(state: State, data: NewGame, authorization: Auth) -> GameInfo:
     player = await _players(state).authenticate(authorization)
-    if data.seed is not msgspec.UNSET:
-        raise Unprocessable(*SEED_REFUSED)  # the server draws every deal's seed
     if data.time_control is not None:
         for_people(data.time_control)  # its seats are for people
     table = await _games(state).create_game(
