@@ -192,7 +192,8 @@ async def run_service_bench(args: argparse.Namespace, database_url: str, redis_u
     env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url)
     server = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "--factory", "services.app:app_from_env", "--host", host,
-         "--port", str(port), "--log-level", "warning", "--no-access-log", "--workers", str(args.server_processes)],
+         "--port", str(port), "--log-level", "warning", "--no-access-log", "--workers", str(args.server_processes),
+         "--timeout-graceful-shutdown", "3"],
         env=env, cwd=Path(__file__).resolve().parent.parent,
     )
     try:
@@ -232,11 +233,19 @@ async def run_service_bench(args: argparse.Namespace, database_url: str, redis_u
         await asyncio.gather(*(r.play() for r in runners))
         elapsed = time.perf_counter() - started
         await asyncio.wait(watchers, timeout=15)
+        for watcher in watchers:
+            watcher.cancel()  # a spectator that missed its `end` must not hold the server's exit
         for runner in runners:
             runner.close()
     finally:
+        # SIGTERM ends the server's SSE streams (services/shutdown.py); the
+        # kill is the backstop, so that the figures are printed whatever happens.
         server.terminate()
-        server.wait(15)
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
     latencies = [x for r in runners for x in r.latencies]
     accepted = sum(r.accepted for r in runners)
     fanout = [
