@@ -407,7 +407,8 @@ class GameService:
     async def events_after(self, table: Table, viewer: int | None, after: int) -> list[dict]:
         if after < 0:
             raise BadRequest("bad_version", "after is a version, 0 or more")
-        return self.redacted(table, viewer, after + 1, table.events[after : table.visible_version])
+        # GEN-1: a history, with what was public only at its moment blanked.
+        return self.redacted(table, viewer, after + 1, table.history(table.visible_version)[after:])
 
     def replay_view(self, table: Table, player: Player | None, at: int | None, seat: int | None) -> tuple[int, Any]:
         at = table.visible_version if at is None else at
@@ -421,7 +422,9 @@ class GameService:
         if at == 0:
             return at, None
         state = table.game.fold(engine_events(table.events[:at]))
-        return at, table.game.view(state, seat)
+        visible = table.visible_version
+        now = table.state if visible == table.version else table.game.fold(engine_events(table.events[:visible]))
+        return at, table.game.past_view(state, seat, now)  # GEN-1: blanked once the moment has passed
 
     def export(self, table: Table) -> bytes:
         if not table.over:

@@ -312,6 +312,7 @@ async def _sse(state: State, games: GameService, table: Table, viewer: int | Non
     the Redis fast path are filled from PostgreSQL."""
     encode = msgspec.json.encode
     turn_told = -1
+    backlog = table.version  # GEN-1: what was written before the stream opened is history
     async with aclosing(state.hub.watch(table.game_id, state.settings.sse_keepalive_s)) as notices:
         async for notice in notices:
             if notice is None:
@@ -321,7 +322,9 @@ async def _sse(state: State, games: GameService, table: Table, viewer: int | Non
                 await games.refresh(table)  # written by another process, or a resync nudge
             await games.check_embargo(table)
             upto = table.visible_version
-            for item in games.redacted(table, viewer, last + 1, table.events[last:upto]):
+            past = min(upto, backlog)
+            batch = table.history(past)[last:] + table.events[past:upto] if last < past else table.events[last:upto]
+            for item in games.redacted(table, viewer, last + 1, batch):
                 yield ServerSentEventMessage(data=encode(item).decode(), id=item["version"], event="game")
             last = max(last, upto)
             if viewer is not None and last == table.version and turn_told != last and not table.over:

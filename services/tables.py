@@ -134,11 +134,22 @@ class Table:
         if bot is None:
             bot = self.bots[seat] = self.game.bots[holder.bot](seat, self.options)
             if getattr(bot, "observes", False):
-                for event in engine_events(self.events):
+                # Rebuilt (after a restart, or a seat handed over) a memory
+                # bot gets what its seat gets from the history (GEN-1); live,
+                # `apply` shows it every event at its moment.
+                for event in engine_events(self.history(self.version)):
                     seen = self.game.redact(event, seat)
                     if seen is not None:
                         bot.observe(seen)
         return bot
+
+    def history(self, upto: int) -> list:
+        """The log up to version `upto` as the history of the game shows it
+        to everyone (GEN-1): cards public only at a moment that has passed by
+        `upto` are blanked while the game runs; table events as they are."""
+        events = self.events[:upto]
+        blanked = iter(self.game.history(engine_events(events)))
+        return [e if isinstance(e, TableEvent) else next(blanked) for e in events]
 
     def apply(self, first: int, events: list, state_after: Any = None) -> None:
         """Fold in events whose versions start at `first`. Events this copy
