@@ -143,3 +143,15 @@ def test_export_lines_round_trip_and_service_events_are_skipped() -> None:
         read_export(b'{"version": 2, "type": "ch.started", "event": {}}\n')
     with pytest.raises(ExportError):
         read_export(b"not json\n")
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+def test_random_games_of_every_size_verify(game) -> None:
+    # The replay must find a legal command for every event of any game the
+    # engine can produce (timers and simultaneous Stop calls included).
+    for players in range(game.min_players, game.max_players + 1):
+        for seed in range(5):
+            playout = Playout(game, players, game.make_options({}), seed, ["random"] * players, chance=Chance(seed, salt=SALT))
+            playout.run()
+            verdict = verify_events(game, playout.log)
+            assert verdict.ok, (players, seed, verdict.problems)
