@@ -28,7 +28,7 @@ from services.tables import AUTO_PREFIX, SERVER_PREFIXES, SeatHolder, Table, Tab
 log = logging.getLogger("hanamichi.games")
 
 # Rule codes that mean "not now" rather than "never": HTTP 409, like a stale version.
-_TURN_CODES = {"not_your_turn", "too_early"}
+_TURN_CODES = {"not_your_turn", "too_early", "too_late"}  # 409: a matter of timing (KM-3, KM-5a)
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -264,11 +264,15 @@ class GameService:
             game = table.game
             if seat not in game.waiting_for(table.state):
                 return False
-            legal = game.legal_actions(table.state, seat)
-            if not legal:
+            now = now_ms()
+            legal = game.legal_actions(table.state, seat, now)
+            if not legal or legal != game.legal_actions(table.state, seat):
+                # Not all of its choices are open yet (a Kabuki masks placer
+                # in the stop window, KM-3): no move is due, and a Stop played
+                # for a placer would be no default. The sweep re-arms it.
                 return False
             action = table.bot_rng(seat).choice(legal)
-            events = game.decide(table.state, seat, action, Ctx(now_ms()))
+            events = game.decide(table.state, seat, action, Ctx(now))
             strikes = table.strikes.get(seat, 0) + 1
             prefix: list = [MovePlayedForSeat(seat, reason, strikes, detail)]
             if strikes >= strike_limit and table.seats[seat].bot is None:
@@ -355,11 +359,15 @@ class GameService:
         except Exception as exc:  # the log says it is over; the lobby row is fixed on next load
             log.warning("could not mark %s finished: %s", game_id, exc)
 
-    async def on_timer(self, game_id: str) -> None:
-        """Apply a due timed transition (KM-5), idempotently."""
+    async def on_timer(self, game_id: str, at_version: int | None = None) -> None:
+        """Apply a due timed transition (KM-5), idempotently; with
+        `at_version`, only if the game is still at that version (the caller
+        asked its house bots there first, KM-5a)."""
         table = await self.tables.get(game_id)
         async with table.lock:
             await self.refresh(table)
+            if at_version is not None and table.version != at_version:
+                return
             due = table.game.next_timer(table.state) if table.state is not None and not table.over else None
             if due is None or due > now_ms():
                 return

@@ -128,7 +128,9 @@ class HouseBots:
                     if bot is None or asked.get(seat) == version:
                         continue
                     asked[seat] = version
-                    legal = game.legal_actions(state, seat)
+                    # Offered at this moment only (item 19): a placer in
+                    # KM-3's stop window is offered Stop, not Place.
+                    legal = game.legal_actions(state, seat, now_ms())
                     if not legal:
                         continue
                     view = None if getattr(bot, "blind", False) else game.view(state, seat)
@@ -146,7 +148,8 @@ class HouseBots:
                             continue
                         if err.status >= 500:
                             raise  # storage_unavailable: nothing was written; start again later
-                        if err.code not in ("not_your_turn", "version_conflict", "game_finished"):
+                        # too_late: the last card's window closed while it thought (KM-5a).
+                        if err.code not in ("not_your_turn", "version_conflict", "game_finished", "too_late"):
                             log.warning("house bot %s at %s refused: %s", seat, table.game_id, err.message)
                     moved = True
                     break
@@ -159,7 +162,11 @@ class HouseBots:
                     return  # nothing more until the next commit kicks the driver
                 await asyncio.sleep(max(0, due - now_ms()) / 1000 + 0.001)
                 if table.version == version:
-                    await self.games.on_timer(table.game_id)
+                    # Only at the version every bot was just asked at: a
+                    # timer that ends a round must not overtake the bots'
+                    # chance at a newer last card (KM-5a), e.g. when this
+                    # copy of the table was behind another process's.
+                    await self.games.on_timer(table.game_id, version)
                     fired = (version, due)
                 asked.clear()
         except asyncio.CancelledError:

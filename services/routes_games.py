@@ -24,6 +24,7 @@ from services.errors import BadRequest, Unprocessable
 from services.games import GameService, Outcome, result_shown
 from services.players import Player, Players
 from services.tables import Table, engine_events
+from services.turns import TurnTeller, legal_now
 
 Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
 
@@ -146,7 +147,7 @@ def game_info(table: Table, player: Player | None) -> GameInfo:
         your_seat=seat,
         to_act=sorted(game.to_act(table.state)) if started and not over else [],
         legal_actions=(
-            game.legal_actions(table.state, seat)
+            legal_now(table, seat)
             if started and not over and seat is not None and seat in game.to_act(table.state)
             else []
         ),
@@ -311,7 +312,7 @@ async def _sse(state: State, games: GameService, table: Table, viewer: int | Non
     """Every event the viewer may see after `last`, once, in order; gaps in
     the Redis fast path are filled from PostgreSQL."""
     encode = msgspec.json.encode
-    turn_told = -1
+    turns = TurnTeller(state.hub)  # `turn` events, again when time alone changes them (item 19)
     backlog = table.version  # GEN-1: what was written before the stream opened is history
     async with aclosing(state.hub.watch(table.game_id, state.settings.sse_keepalive_s)) as notices:
         async for notice in notices:
@@ -327,12 +328,11 @@ async def _sse(state: State, games: GameService, table: Table, viewer: int | Non
             for item in games.redacted(table, viewer, last + 1, batch):
                 yield ServerSentEventMessage(data=encode(item).decode(), id=item["version"], event="game")
             last = max(last, upto)
-            if viewer is not None and last == table.version and turn_told != last and not table.over:
+            if viewer is not None and last == table.version and not table.over:
                 # The seat's own stream says when it may act, with its legal
                 # actions: a client (or bot) needs no polling GET.
-                turn_told = last
-                if viewer in table.game.to_act(table.state):
-                    legal = table.game.legal_actions(table.state, viewer)
+                legal = turns.turn(table, viewer, last)
+                if legal is not None:
                     yield ServerSentEventMessage(data=encode({"version": last, "legal_actions": legal}).decode(), event="turn")
             if table.disclosed and last >= table.version:
                 yield ServerSentEventMessage(data=encode({"version": last, "status": "finished"}).decode(), event="end", id=last)
