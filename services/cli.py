@@ -119,8 +119,13 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"hanamichi: listening on http://{args.host}:{args.port} (OpenAPI at /schema)", flush=True)
         # SSE streams end at the signal (services/shutdown.py); the timeout is
         # the backstop for any other response that would hold the exit.
+        # GuardedHttpProtocol times out incomplete requests and caps connections
+        # per address (services/httpserver.py, issue 11 item 16).
+        from services.httpserver import GuardedHttpProtocol
+
         uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level, access_log=False,
-                    timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
+                    timeout_graceful_shutdown=SHUTDOWN_GRACE_S, http=GuardedHttpProtocol,
+                    timeout_keep_alive=int(os.environ.get("HANAMICHI_KEEPALIVE_S", "5")))
     finally:
         # A second signal must not cut the shutdown short.
         signal.signal(signal.SIGTERM, signal.SIG_IGN)

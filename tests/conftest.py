@@ -151,7 +151,9 @@ class ServerProcess(ChildProcess):
     def start(self) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "--factory", "services.app:app_from_env",
-             "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"],
+             "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning",
+             # the protocol `hanamichi serve` runs: request timeouts, per-address cap
+             "--http", "services.httpserver:GuardedHttpProtocol"],
             cwd=ROOT, env=self.env,
         )
         deadline = time.time() + 30
