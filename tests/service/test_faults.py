@@ -208,6 +208,15 @@ class Person:
 # --- the scenario ------------------------------------------------------------------------------
 
 
+async def _bot_table(owner: ApiClient, game: str, options: dict) -> str:
+    """A casual table of house bots only: nobody's move will kick its driver."""
+    game_id = await owner.create_game(game, 3, options)
+    for seat in range(3):
+        r = await owner.post(f"/api/v1/games/{game_id}/bots", {"seat": seat, "bot": "random"})
+        assert r.status_code == 200, r.text
+    return game_id
+
+
 async def _json(client: ApiClient, path: str) -> dict | None:
     try:
         r = await client.get(path)
@@ -270,6 +279,10 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
             return all(i and i["version"] >= 15 for i in infos)
 
         await _until(under_way, 20, "both tables under way", worker)
+        # Item 8: tables of house bots only, in play when the outage comes
+        # (Kabuki masks also waits on timers: its stop window).
+        bot_games = [await _bot_table(owner, GAME, {}), await _bot_table(owner, "kabuki-masks", {"stop_window_ms": 150})]
+        readers += [SseReader(base, game_id).start() for game_id in bot_games]
 
         # The outage.
         kill, restart = {"redis": (private.kill_redis, private.start_redis),
@@ -279,7 +292,7 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
         await asyncio.sleep(OUTAGE_S)
         await asyncio.to_thread(restart)
 
-        # Every table finishes, and so does the tournament.
+        # Every table finishes (the bot tables too), and so does the tournament.
         async def finished():
             summary = await _json(owner, f"{TN}/{tid}")
             return summary and summary["status"] == "finished"
@@ -302,6 +315,14 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
             finals[game_id] = info["version"]
         # The outage came mid-game: play went on after it at both tables.
         assert all(finals[t["game_id"]] > v for t, v in zip(tables, versions_before))
+
+        async def bot_tables_done():
+            infos = [await _json(owner, f"/api/v1/games/{g}") for g in bot_games]
+            return all(i and i["status"] == "finished" for i in infos) and infos
+
+        for game_id, info in zip(bot_games, await _until(bot_tables_done, 60, "the bot tables to finish", worker)):
+            finals[game_id] = info["version"]
+        tables = [*tables, *({"game_id": g} for g in bot_games)]
 
         # Nothing acknowledged is lost: every 200 is in the log as answered.
         conn = await asyncpg.connect(private.database_url)
