@@ -15,6 +15,7 @@ import msgspec
 
 from engines.core import Ctx, OptionsError, RuleError
 from engines.registry import get_game
+from services import embargo
 from services.background import spawn
 from services.errors import BadRequest, Conflict, Forbidden, Unavailable, Unprocessable
 from services.eventstore import EventStore, VersionConflict
@@ -415,10 +416,13 @@ class GameService:
     async def events_after(self, table: Table, viewer: int | None, after: int) -> list[dict]:
         if after < 0:
             raise BadRequest("bad_version", "after is a version, 0 or more")
+        embargo.check(table, viewer)  # duplicate tournaments (issue 11, item 1)
         # GEN-1: a history, with what was public only at its moment blanked.
         return self.redacted(table, viewer, after + 1, table.history(table.visible_version)[after:])
 
     def replay_view(self, table: Table, player: Player | None, at: int | None, seat: int | None) -> tuple[int, Any]:
+        # Any seat, any version, with or without a token (issue 11, item 1).
+        embargo.check(table, table.seat_of(player.player_id if player else None), seat=seat)
         at = table.visible_version if at is None else at
         if not 0 <= at <= table.visible_version:
             raise BadRequest("bad_version", f"at is a version from 0 to {table.visible_version}")
@@ -437,8 +441,7 @@ class GameService:
     def export(self, table: Table) -> bytes:
         if not table.over:
             raise Conflict("game_in_progress", "the log is exported once the game has ended")
-        if table.embargo:
-            raise Conflict("results_embargoed", "other tables are still playing these cards; the log is exported when they end")
+        embargo.check(table, None, whole=True)  # also what verify reads
         lines = [
             msgspec.json.encode({"version": i, "type": event_tag(e), "event": e})
             for i, e in enumerate(table.events, start=1)

@@ -18,6 +18,7 @@ from litestar.params import Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from engines.registry import available, get_game
+from services import embargo
 from engines.timecontrol import TimeControl
 from services.api_types import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
 from services.errors import BadRequest, Unprocessable
@@ -151,7 +152,7 @@ def game_info(table: Table, player: Player | None) -> GameInfo:
             if started and not over and seat is not None and seat in game.to_act(table.state)
             else []
         ),
-        view=game.view(state, seat) if started else None,
+        view=game.view(state, seat) if started and not embargo.withheld(table, seat) else None,
         result=result_shown(table) if table.disclosed else None,
         time_control=table.time_control,
     )
@@ -322,7 +323,7 @@ async def _sse(state: State, games: GameService, table: Table, viewer: int | Non
             if notice.last > table.version:
                 await games.refresh(table)  # written by another process, or a resync nudge
             await games.check_embargo(table)
-            upto = table.visible_version
+            upto = embargo.visible_upto(table, viewer)  # nothing of an embargoed table without a seat at it
             past = min(upto, backlog)
             batch = table.history(past)[last:] + table.events[past:upto] if last < past else table.events[last:upto]
             for item in games.redacted(table, viewer, last + 1, batch):

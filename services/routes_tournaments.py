@@ -16,6 +16,7 @@ from engines.core import OptionsError
 from services.api_types import MAX_ROUNDS, MAX_VERSION, NewTournament
 from services.errors import NotFound
 from services.games import now_ms
+from services import embargo
 from services.ratings import PROVISIONAL_SIGMA
 from services.routes_games import resume_point
 from services.tournaments import TournamentService
@@ -72,13 +73,18 @@ async def standings(state: State, tournament_id: str) -> dict:
     import engines.tournament as tn
 
     loaded = await _tn(state).load(tournament_id)
-    names = {e.id: {"name": e.name, "kind": e.kind} for e in loaded.state.entrants or loaded.state.registered}
-    rows = loaded.state.ranking or (tn.standings(loaded.state) if loaded.state.entrants else ())
+    # A duplicate round in play counts no table's result yet (services.embargo).
+    shown = embargo.tournament_view(loaded.state, loaded.events)
+    names = {e.id: {"name": e.name, "kind": e.kind} for e in shown.entrants or shown.registered}
+    rows = shown.ranking or (tn.standings(shown) if shown.entrants else ())
+    running = shown.status == "running" and not shown.round_over
     return {
-        "status": loaded.state.status,
-        "round": loaded.state.round,
-        "final": loaded.state.status == "finished",
+        "status": shown.status,
+        "round": shown.round,
+        "final": shown.status == "finished",
         "standings": [{**msgspec.to_builtins(p), **names.get(p.entrant, {})} for p in rows],
+        # The current round's tables without a result shown yet.
+        "in_play": [t.table for t in shown.tables if t.table not in shown.results] if running else [],
     }
 
 
@@ -90,7 +96,8 @@ async def round_tables(state: State, tournament_id: str, round_no: Annotated[int
 @get("/api/v1/tournaments/{tournament_id:str}/events")
 async def tournament_events(state: State, tournament_id: str, after: Annotated[int, Parameter(ge=0, le=MAX_VERSION)] = 0) -> dict:
     loaded = await _tn(state).load(tournament_id)
-    return {"version": loaded.version, "events": _tn(state).public_events(loaded, after)}
+    version = embargo.tournament_upto(loaded.state, loaded.events)  # a duplicate round's results wait for its end
+    return {"version": version, "events": _tn(state).public_events(loaded, after)}
 
 
 @get("/api/v1/tournaments/{tournament_id:str}/stream")

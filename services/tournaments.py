@@ -18,6 +18,7 @@ import engines.tournament as tn
 from engines.core import OptionsError, RuleError
 from engines.registry import get_game
 from services.api_types import SEED_REFUSED
+from services import embargo
 from services.background import spawn
 from services.errors import BadRequest, Conflict, NotFound, Unprocessable
 from services.eventstore import EventStore, VersionConflict
@@ -313,10 +314,12 @@ class TournamentService:
 
     def public_events(self, loaded: Loaded, after: int) -> list[dict]:
         """The stream as anyone may see it: while the tournament runs, the
-        seed and the tables' deal seeds (which fix every hand) are left out."""
+        seed and the tables' deal seeds (which fix every hand) are left out,
+        and a duplicate round's results wait for its end (services.embargo)."""
         secret = loaded.state.status in ("registering", "running")
         out = []
-        for version, event in enumerate(loaded.events[after:], start=after + 1):
+        upto = embargo.tournament_upto(loaded.state, loaded.events)
+        for version, event in enumerate(loaded.events[after:upto], start=after + 1):
             data = msgspec.to_builtins(event)
             if secret:
                 if "settings" in data:
@@ -327,7 +330,8 @@ class TournamentService:
         return out
 
     def round_tables(self, loaded: Loaded, round_no: int) -> dict:
-        state = loaded.state
+        # A duplicate round in play shows no table's result (services.embargo).
+        state = embargo.tournament_view(loaded.state, loaded.events)
         history = {r.round: r for r in state.history}
         if round_no == state.round and not state.round_over:
             tables, results, byes = state.tables, state.results, state.byes

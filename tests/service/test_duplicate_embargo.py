@@ -1,20 +1,32 @@
-"""Duplicate tournaments play one deal at several tables: a finished table's
-log stays withheld (no end, no result, no export, no seed) until the
-tournament lifts the embargo when its round ends."""
+"""Duplicate tournaments play one deal at several tables: until the round
+ends, a table's play is shown only to its own seats (issue 11, item 1: every
+route, services/embargo.py), and the tournament shows none of the round's
+results; the tournament lifts the embargo when its round ends."""
 
 from __future__ import annotations
 
 import asyncio
+import random
+import time
 import uuid
 
+import httpx
 import pytest
 
+import engines.tournament as tn
 from services.config import Settings
+from services.errors import ServiceError
+from services.players import Player
 from services.runtime import Runtime
 from services.tables import SeatHolder
+from services.tournaments import table_game_id
 from tests.service.client import ApiClient, SseReader
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+def _embargoed(r) -> None:
+    assert r.status_code == 409 and r.json()["code"] == "results_embargoed", (r.status_code, r.text[:300])
 
 
 async def test_a_finished_duplicate_table_is_withheld_until_the_embargo_lifts(server, database_url, redis_url):
@@ -35,18 +47,18 @@ async def test_a_finished_duplicate_table_is_withheld_until_the_embargo_lifts(se
 
         anon = ApiClient(server.base_url)
         info = (await anon.get(f"/api/v1/games/{game_id}")).json()
-        assert info["result"] is None and info["view"]["seed"] is None
-        export = await anon.get(f"/api/v1/games/{game_id}/export")
-        assert export.status_code == 409 and export.json()["code"] == "results_embargoed"
-        events = (await anon.get(f"/api/v1/games/{game_id}/events", after=0)).json()["events"]
-        assert events and events[-1]["version"] == ended_at - 1
-        assert not any(e["event"]["type"].endswith("game_ended") for e in events)
-        r = await anon.get(f"/api/v1/games/{game_id}/replay", at=final, seat=1)
-        assert r.status_code == 400
+        # Nobody holds a seat here: nothing of the play is shown (issue 11, item 1).
+        assert info["result"] is None and info["view"] is None
+        _embargoed(await anon.get(f"/api/v1/games/{game_id}/export"))
+        _embargoed(await anon.get(f"/api/v1/games/{game_id}/events", after=0))
+        for at in (1, 2, ended_at - 1, final):
+            for seat in (None, 0, 1, 2, 3):
+                _embargoed(await anon.get(f"/api/v1/games/{game_id}/replay", at=at, **({} if seat is None else {"seat": seat})))
+        _embargoed(await anon.get(f"/api/v1/games/{game_id}/verify"))
         spectator = SseReader(server.base_url, game_id).start()
         await asyncio.sleep(1.5)
         assert not spectator.ended.is_set()
-        assert max(m["version"] for m in spectator.game_events) <= ended_at - 1
+        assert not spectator.game_events
 
         # The round has ended everywhere: the tournament lifts the embargo.
         await runtime.pool.execute("UPDATE games SET embargoed = false WHERE game_id = $1::text::uuid", game_id)
@@ -57,4 +69,135 @@ async def test_a_finished_duplicate_table_is_withheld_until_the_embargo_lifts(se
         assert export.status_code == 200 and len(export.text.splitlines()) == final
         assert (await anon.get(f"/api/v1/games/{game_id}")).json()["result"] is not None
     finally:
+        await runtime.close()
+
+
+async def _play_seat(runtime: Runtime, game_id: str, player: Player, rng: random.Random) -> None:
+    """A person's seat played in this process (house bots answer here too)."""
+    for _ in range(20_000):
+        table = await runtime.games.load(game_id)
+        if table.over:
+            return
+        seat = table.seat_of(player.player_id)
+        if seat in table.game.to_act(table.state):
+            legal = table.game.legal_actions(table.state, seat)
+            if legal:
+                try:
+                    await runtime.games.act(game_id, player, rng.choice(legal), uuid.uuid4().hex)
+                except ServiceError:
+                    pass  # the table moved on meanwhile: look again
+                continue
+        await asyncio.sleep(0.01)
+    raise AssertionError("the seat's game did not end")
+
+
+async def _tournament_messages(base_url: str, tid: str, into: list) -> None:
+    async with httpx.AsyncClient(base_url=base_url, timeout=httpx.Timeout(60, read=60)) as http:
+        async with http.stream("GET", f"/api/v1/tournaments/{tid}/stream") as r:
+            event: dict = {}
+            async for line in r.aiter_lines():
+                if line == "":
+                    if "data" in event:
+                        into.append(event)
+                    event = {}
+                elif not line.startswith(":"):
+                    key, _, value = line.partition(":")
+                    event[key] = value.strip()
+
+
+async def test_a_duplicate_round_shows_nothing_of_its_finished_tables_until_it_ends(server, database_url, redis_url):
+    """Issue 11, item 1: a person still playing one table of a duplicate group
+    asked the group's finished table for seat 2's hand (`replay?at=2&seat=2`)
+    and got it; the tournament's events, rounds and standings showed that
+    table's places and scores."""
+    runtime = await Runtime.open(Settings(database_url=database_url, redis_url=redis_url))
+    stream_task = None
+    try:
+        person = await ApiClient.register(server.base_url, "duplicate player")
+        player = Player(person.player_id, "duplicate player", "human")
+        loaded = await runtime.tournaments.create(None, {
+            "game": "kabuki-tricks", "start_ms": int(time.time() * 1000) + 300, "table_size": 4, "format": "swiss",
+            "rounds": 1, "duplicate": True, "bots": "fill", "fill_to": 8, "ranked": False,
+        })
+        tid = loaded.tournament_id
+        await runtime.tournaments.register(player, tid)
+        await asyncio.sleep(0.4)
+        assert await runtime.tournaments.start(tid)
+        state = (await runtime.tournaments.load(tid)).state
+        assert state.status == "running" and len(state.tables) == 2
+        assert state.tables[0].group == state.tables[1].group  # one deal at both tables
+        games = {t.table: table_game_id(tid, 1, t.table) for t in state.tables}
+        mine = next(t.table for t in state.tables if person.player_id in t.seats)
+        theirs = next(n for n in games if n != mine)
+        other_game, my_game = games[theirs], games[mine]
+        messages: list = []
+        stream_task = asyncio.create_task(_tournament_messages(server.base_url, tid, messages))
+
+        # The all-bot table plays out in this process and is recorded.
+        other = await runtime.games.load(other_game)
+        for _ in range(1200):
+            if other.over:
+                break
+            await asyncio.sleep(0.05)
+        assert other.over
+        assert await runtime.tournaments.record_table(other_game)
+        loaded = await runtime.tournaments.load(tid)
+        assert any(isinstance(e, tn.TableFinished) for e in loaded.events)
+
+        anon = ApiClient(server.base_url)
+        for client in (anon, person):  # a spectator, and the person at the other table of the group
+            info = (await client.get(f"/api/v1/games/{other_game}")).json()
+            assert info["view"] is None and info["result"] is None
+            _embargoed(await client.get(f"/api/v1/games/{other_game}/replay", at=2, seat=2))
+            _embargoed(await client.get(f"/api/v1/games/{other_game}/replay", at=2))
+            _embargoed(await client.get(f"/api/v1/games/{other_game}/events", after=0))
+            _embargoed(await client.get(f"/api/v1/games/{other_game}/export"))
+            _embargoed(await client.get(f"/api/v1/games/{other_game}/verify"))
+        # The person's own table, still in play: their seat as they see it, nobody else's.
+        seat = (await person.get(f"/api/v1/games/{my_game}")).json()["your_seat"]
+        own = await person.get(f"/api/v1/games/{my_game}/replay", at=2, seat=seat)
+        assert own.status_code == 200 and own.json()["view"]["hand"], own.text
+        _embargoed(await person.get(f"/api/v1/games/{my_game}/replay", at=2, seat=(seat + 1) % 4))
+        assert (await person.get(f"/api/v1/games/{my_game}/events", after=0)).status_code == 200
+        _embargoed(await anon.get(f"/api/v1/games/{my_game}/events", after=0))
+
+        # The tournament: no result of the round anywhere.
+        events = (await anon.get(f"/api/v1/tournaments/{tid}/events")).json()
+        assert events["version"] < loaded.version
+        assert not any(e["event"]["type"] == "tn.table_finished" for e in events["events"])
+        rounds = (await anon.get(f"/api/v1/tournaments/{tid}/rounds/1")).json()
+        assert [t["result"] for t in rounds["tables"]] == [None, None]
+        standings = (await anon.get(f"/api/v1/tournaments/{tid}/standings")).json()
+        assert sorted(standings["in_play"]) == sorted(games)
+        assert all(row["games"] == 0 and row["points"] == 0 for row in standings["standings"]), standings
+        await asyncio.sleep(1.5)  # the stream has had every chance to send it
+        assert any(m.get("event") == "tournament" for m in messages)
+        assert not any("tn.table_finished" in m["data"] for m in messages)
+
+        # The person finishes; the round ends and everything is shown.
+        await _play_seat(runtime, my_game, player, random.Random(7))
+        assert await runtime.tournaments.record_table(my_game)
+        assert (await runtime.tournaments.load(tid)).state.status == "finished"
+        r = await anon.get(f"/api/v1/games/{other_game}/replay", at=2, seat=2)
+        assert r.status_code == 200 and r.json()["view"]["hand"], r.text
+        assert (await anon.get(f"/api/v1/games/{other_game}/export")).status_code == 200
+        assert (await anon.get(f"/api/v1/games/{other_game}/verify")).status_code == 200
+        assert (await anon.get(f"/api/v1/games/{other_game}")).json()["result"] is not None
+        events = (await anon.get(f"/api/v1/tournaments/{tid}/events")).json()
+        assert sum(e["event"]["type"] == "tn.table_finished" for e in events["events"]) == 2
+        rounds = (await anon.get(f"/api/v1/tournaments/{tid}/rounds/1")).json()
+        assert all(t["result"] is not None for t in rounds["tables"])
+        standings = (await anon.get(f"/api/v1/tournaments/{tid}/standings")).json()
+        assert standings["final"] and standings["in_play"] == []
+
+        async def streamed_results() -> bool:
+            return sum("tn.table_finished" in m["data"] for m in messages) == 2
+        for _ in range(100):
+            if await streamed_results():
+                break
+            await asyncio.sleep(0.05)
+        assert await streamed_results()
+    finally:
+        if stream_task is not None:
+            stream_task.cancel()
         await runtime.close()
