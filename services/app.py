@@ -13,7 +13,7 @@ from services.api_docs import document_routes, openapi_with_security
 from services.api_types import SEED_REFUSED
 from services.config import Settings
 from services.docs_ui import assets_router, openapi_config
-from services.errors import ServiceError
+from services.errors import RETRY_AFTER_S, ServiceError, outage_types, unavailable_body
 from services.httpinput import refuse_nul
 from services.ratelimit import RateLimiter, limit_agents
 from services.routes_agents import ROUTES as AGENT_ROUTES
@@ -32,7 +32,18 @@ _HTTP_CODES = {
 
 
 def _service_error(request: Request, exc: ServiceError) -> Response:
-    return Response({"code": exc.code, "message": exc.message, **exc.extra}, status_code=exc.status)
+    headers = {"Retry-After": str(RETRY_AFTER_S)} if exc.status == 503 else None
+    return Response({"code": exc.code, "message": exc.message, **exc.extra}, status_code=exc.status, headers=headers)
+
+
+_OUTAGES = outage_types()
+
+
+def _outage(request: Request, exc: Exception) -> Response:
+    # PostgreSQL or Redis down (issue 11 item 9): a 503 to retry, not a 500.
+    dependency = next((_OUTAGES[k] for k in type(exc).__mro__ if k in _OUTAGES), "a backing server")
+    log.warning("%s %s: %s is unavailable (%s: %s)", request.method, request.url.path, dependency, type(exc).__name__, exc)
+    return Response(unavailable_body(dependency), status_code=503, headers={"Retry-After": str(RETRY_AFTER_S)})
 
 
 _SEED_FIELD = "unknown field `seed`"  # msgspec's words for a body's `seed`
@@ -105,6 +116,7 @@ def create_app(settings: Settings) -> Litestar:
             ValidationException: _validation_error,
             HTTPException: _http_error,
             RecursionError: _too_deep,
+            **{kind: _outage for kind in _OUTAGES},
             Exception: _internal_error,
         },
         openapi_config=openapi_with_security(openapi_config()),

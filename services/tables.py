@@ -13,6 +13,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+import asyncpg
 import msgspec
 
 from engines.core import Bot, Chance, Game
@@ -267,7 +268,7 @@ class TableCache:
     async def _load(self, game_id: str) -> Table:
         try:
             row = await self.pool.fetchrow("SELECT * FROM games WHERE game_id = $1::text::uuid", game_id)
-        except Exception:
+        except asyncpg.DataError:  # not a uuid: no such game (an outage propagates: a 503, not a 404)
             row = None
         if row is None:
             raise NotFound("game_not_found", f"there is no game {game_id}")
