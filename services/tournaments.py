@@ -303,7 +303,8 @@ class TournamentService:
             settings.pop("seed")  # it fixes every deal
         return {
             "tournament_id": loaded.tournament_id,
-            "version": loaded.version,
+            # The version anyone may read up to (a duplicate round's results wait: services.embargo).
+            "version": embargo.tournament_upto(state, loaded.events),
             "status": state.status,
             "settings": settings,
             "registered": msgspec.to_builtins(state.registered),

@@ -164,6 +164,7 @@ async def test_a_duplicate_round_shows_nothing_of_its_finished_tables_until_it_e
         # The tournament: no result of the round anywhere.
         events = (await anon.get(f"/api/v1/tournaments/{tid}/events")).json()
         assert events["version"] < loaded.version
+        assert (await anon.get(f"/api/v1/tournaments/{tid}")).json()["version"] == events["version"]
         assert not any(e["event"]["type"] == "tn.table_finished" for e in events["events"])
         rounds = (await anon.get(f"/api/v1/tournaments/{tid}/rounds/1")).json()
         assert [t["result"] for t in rounds["tables"]] == [None, None]
