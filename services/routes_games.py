@@ -21,11 +21,14 @@ from engines.registry import available, get_game
 from services import embargo
 from engines.timecontrol import TimeControl
 from services.api_types import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
+from services.agents import AgentSettings
 from services.errors import BadRequest, Unprocessable
 from services.games import GameService, Outcome, result_shown
+from services.httpinput import parse_version
 from services.players import Player, Players
 from services.tables import Table, engine_events
 from services.turns import TurnTeller, legal_now
+from services.sse import KEEPALIVE
 
 Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
 
@@ -124,6 +127,21 @@ async def _viewer(state: State, authorization: str | None) -> Player | None:
     return await _players(state).authenticate(authorization)
 
 
+def effective_time_control(table: Table) -> dict | None:
+    """The table's own time control; a table without one that seats an agent
+    shows the defaults the agent is actually held to (issue 12)."""
+    if table.time_control is not None:
+        return table.time_control
+    if any(h is not None and h.kind == "agent" for h in table.seats):
+        move_ms, bank_ms = _AGENT_DEFAULTS.time_control(None)
+        return {"move_ms": move_ms, "bank_ms": bank_ms}
+    return None
+
+
+# Read once per process, as the agent dispatch reads them.
+_AGENT_DEFAULTS = AgentSettings.from_env()
+
+
 def game_info(table: Table, player: Player | None) -> GameInfo:
     game = table.game
     seat = table.seat_of(player.player_id) if player else None
@@ -154,7 +172,7 @@ def game_info(table: Table, player: Player | None) -> GameInfo:
         ),
         view=game.view(state, seat) if started and not embargo.withheld(table, seat) else None,
         result=result_shown(table) if table.disclosed else None,
-        time_control=table.time_control,
+        time_control=effective_time_control(table),
     )
 
 
@@ -245,7 +263,14 @@ async def seat_bot(state: State, game_id: str, data: SeatBot, authorization: Aut
 async def submit_action(state: State, game_id: str, data: Submit, authorization: Auth) -> Response[ActionAccepted]:
     player = await _players(state).authenticate(authorization)
     games = _games(state)
-    table, outcome, _ = await games.act(game_id, player, data.action, data.command_id, data.expected_version)
+    try:
+        table, outcome, _ = await games.act(game_id, player, data.action, data.command_id, data.expected_version)
+    except Unprocessable as err:
+        if player.kind == "agent":
+            # A pull agent refused until its deadline is struck `illegal_action`
+            # with this refusal as detail, not `timeout` (issue 12).
+            await state.runtime.agents.note_refusal(game_id, player.player_id, f"{err.code}: {err.message}")
+        raise
     # Wall-clock time just after the commit: lets a load generator on the
     # same machine measure commit-to-SSE delay.
     return Response(
@@ -297,39 +322,60 @@ async def stream(request: Request, state: State, game_id: str, authorization: Au
     player = await _viewer(state, authorization)
     games = _games(state)
     table = await games.load(game_id)
-    viewer = table.seat_of(player.player_id) if player else None
-    return ServerSentEvent(_sse(state, games, table, viewer, resume_point(request)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    last = resume_point(request)
+    return ServerSentEvent(_sse(state, games, table, player, last), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 def resume_point(request: Request) -> int:
     """The version an SSE client saw last: `Last-Event-ID` (a reconnect) or `?after=`."""
-    resume = (request.headers.get("last-event-id") or request.query_params.get("after") or "0").strip()
-    if not resume.isdigit():
-        raise BadRequest("bad_last_event_id", "Last-Event-ID is the version of the last event you saw (0 or more)")
-    return int(resume)
+    header = request.headers.get("last-event-id")
+    if header is not None and header.strip():
+        return parse_version(header, "Last-Event-ID (the version of the last event you saw)", "bad_last_event_id")
+    return parse_version(request.query_params.get("after"), "after", "bad_last_event_id")
 
 
-async def _sse(state: State, games: GameService, table: Table, viewer: int | None, last: int):
+async def _seat_taken_since(state: State, table: Table, player_id: str) -> int | None:
+    """The seat `player_id` holds now: this process's copy of the table, or
+    PostgreSQL when another process seated them."""
+    seat = table.seat_of(player_id)
+    if seat is None:
+        seat = await state.pool.fetchval(
+            "SELECT seat FROM seats WHERE game_id = $1::text::uuid AND player_id = $2::text::uuid",
+            table.game_id, player_id,
+        )
+    return seat
+
+
+async def _sse(state: State, games: GameService, table: Table, player: Player | None, last: int):
     """Every event the viewer may see after `last`, once, in order; gaps in
     the Redis fast path are filled from PostgreSQL."""
     encode = msgspec.json.encode
     turns = TurnTeller(state.hub)  # `turn` events, again when time alone changes them (item 19)
+    viewer = table.seat_of(player.player_id) if player else None
+    # A player who opened the stream before taking a seat gets that seat's
+    # events from the moment they sit (issue 11 item 14). Seats are taken
+    # only before the start, so the check ends once the game has started.
+    seat_pending = player is not None and viewer is None and table.state is None
     backlog = table.version  # GEN-1: what was written before the stream opened is history
     async with aclosing(state.hub.watch(table.game_id, state.settings.sse_keepalive_s)) as notices:
         async for notice in notices:
             if notice is None:
-                yield ServerSentEventMessage(comment="keepalive")
+                yield KEEPALIVE
                 continue
             if notice.last > table.version:
                 await games.refresh(table)  # written by another process, or a resync nudge
             await games.check_embargo(table)
+            if seat_pending:
+                viewer = await _seat_taken_since(state, table, player.player_id)
+                seat_pending = viewer is None and table.state is None
             upto = embargo.visible_upto(table, viewer)  # nothing of an embargoed table without a seat at it
             past = min(upto, backlog)
             batch = table.history(past)[last:] + table.events[past:upto] if last < past else table.events[last:upto]
             for item in games.redacted(table, viewer, last + 1, batch):
                 yield ServerSentEventMessage(data=encode(item).decode(), id=item["version"], event="game")
             last = max(last, upto)
-            if viewer is not None and last == table.version and not table.over:
+            started = table.state is not None  # a seat's stream may open before the deal
+            if viewer is not None and started and last == table.version and not table.over:
                 # The seat's own stream says when it may act, with its legal
                 # actions: a client (or bot) needs no polling GET.
                 legal = turns.turn(table, viewer, last)

@@ -223,7 +223,8 @@ async def test_authentication_and_seat_ownership(tables: Tables):
     _refused(await t.outsider.post(f"/api/v1/games/{t.open_id}/bots", {"bot": "skynet"}), 422, "unknown_bot")
     # a stale expected version; a command id another seat used is judged on its own (ids are per seat)
     _refused(await mover.act(t.game_id, action, expected_version=info["version"] - 1), 409, "version_conflict")
-    _refused(await mover.act(t.game_id, action, expected_version=2**70), 409, "version_conflict")
+    # (beyond any version: refused by the type's bound, issue 11 item 13)
+    _refused(await mover.act(t.game_id, action, expected_version=2**70), 400, "bad_request")
     assert await t.snapshot() == before
     # (the one accepted command, then its id reused by another seat)
     ok = await mover.act(t.game_id, action, command_id="mine")
@@ -253,12 +254,13 @@ async def test_lobby_refusals(tables: Tables):
     ):
         _refused(await c.post("/api/v1/games", {"game": "kabuki-masks", "players": 3, "options": options}), 422, "bad_option")
     _refused(await c.post("/api/v1/games", {"game": "kabuki-tricks", "players": 4, "options": {"toxic_number": "yes"}}), 422, "bad_option")
-    for game, players in (("kabuki-masks", 1), ("kabuki-masks", 7), ("kabuki-masks", 0), ("kabuki-masks", -3),
-                          ("kabuki-tricks", 6), ("kabuki-tricks", 1), ("kabuki-masks", 2**70)):
+    for game, players in (("kabuki-masks", 1), ("kabuki-masks", 7), ("kabuki-tricks", 6), ("kabuki-tricks", 1)):
         _refused(await c.post("/api/v1/games", {"game": game, "players": players}), 422, "bad_player_count")
+    for players in (0, -3, 2**70):  # outside any table's range: the type's bound (issue 11 item 13)
+        _refused(await c.post("/api/v1/games", {"game": "kabuki-masks", "players": players}), 400, "bad_request")
     # seats: out of range, taken, twice, full table
-    for seat in (3, -1, 99, 2**40):
-        _refused(await t.seated[0].post(f"/api/v1/games/{t.open_id}/seats", {"seat": seat}), 400, "bad_seat")
+    for seat in (3, -1, 99, 2**40):  # past the table (bad_seat) or any table (the type's bound)
+        _refused(await t.seated[0].post(f"/api/v1/games/{t.open_id}/seats", {"seat": seat}), 400, "bad_seat", "bad_request")
     _refused(await t.seated[0].post(f"/api/v1/games/{t.open_id}/seats", {"seat": 1}), 409, "seat_taken")
     _refused(await c.post(f"/api/v1/games/{t.open_id}/seats", {"seat": 0}), 409, "already_seated")
     _refused(await c.post(f"/api/v1/games/{t.open_id}/bots", {"bot": "random", "seat": 1}), 409, "seat_taken")
