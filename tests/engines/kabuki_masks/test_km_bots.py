@@ -55,6 +55,18 @@ def test_memory_bot_places_where_the_revealed_mask_has_no_twin():
         assert ask(table, bot, 1, random.Random(seed)) in (Place(1), Place(2), Place(3))
 
 
+def test_memory_bot_placer_waits_for_the_stop_window_item19():
+    """Offered only Stop during the window (legal_actions at a time), the
+    memory bot lets the moment pass instead of trying a Place that would be
+    refused `too_early` (KM-3); once the window has passed it places."""
+    table = Table(2, stop_window_ms=2000)
+    table.place(0, 0, now_ms=1_000)
+    bot = seat_bot(table, 1)
+    view = GAME.view(table.state, 1)
+    assert bot.act(view, GAME.legal_actions(table.state, 1, 2_999), random.Random(0)) is None
+    assert type(bot.act(view, GAME.legal_actions(table.state, 1, 3_000), random.Random(0))) is Place
+
+
 def test_memory_bot_joining_late_trusts_the_view():
     table = Table(3)
     table.place(0, 0)
