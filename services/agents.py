@@ -415,14 +415,31 @@ class AgentService:
         left = await self.bank_left(game_id, seat, bank_ms)
         await self.close_turn(game_id, row["version"], seat, "ok", used, min(left, max(0, used - move_ms)), answered_ms)
 
+    async def note_refusal(self, game_id: str, agent_id: str, detail: str) -> None:
+        """A pull agent's move was refused: kept on its open turn, so that a
+        deadline that follows strikes it as `illegal_action` with this detail."""
+        await self.pool.execute(
+            "UPDATE agent_turns SET detail = $3 WHERE game_id = $1::text::uuid AND agent_id = $2::text::uuid"
+            " AND outcome = 'pending'",
+            game_id, agent_id, detail[:500],
+        )
+
+    async def open_turn_detail(self, game_id: str, version: int, seat: int) -> str:
+        """The refusal noted on a still open turn ('' when none)."""
+        return await self.pool.fetchval(
+            "SELECT detail FROM agent_turns WHERE game_id = $1::text::uuid AND version = $2 AND seat = $3"
+            " AND outcome = 'pending'",
+            game_id, version, seat,
+        ) or ""
+
     async def close_turn(self, game_id: str, version: int, seat: int, outcome: str, used_ms: int,
-                         overdraft_ms: int, answered_ms: float | None = None) -> None:
+                         overdraft_ms: int, answered_ms: float | None = None, detail: str | None = None) -> None:
         """Settle a turn left open (a pull agent's, or a push call whose worker died)."""
         await self.pool.execute(
             "UPDATE agent_turns SET outcome = $4, used_ms = $5, overdraft_ms = $6, answered_ms = $7,"
-            " done_ms = extract(epoch FROM clock_timestamp()) * 1000"
+            " done_ms = extract(epoch FROM clock_timestamp()) * 1000, detail = coalesce($8, detail)"
             " WHERE game_id = $1::text::uuid AND version = $2 AND seat = $3 AND outcome = 'pending'",
-            game_id, version, seat, outcome, min(used_ms, 2**31 - 1), overdraft_ms, answered_ms,
+            game_id, version, seat, outcome, min(used_ms, 2**31 - 1), overdraft_ms, answered_ms, detail,
         )
 
     async def record_turn(self, game_id: str, version: int, seat: int, agent_id: str, committed_ms: float,

@@ -2,7 +2,8 @@
 
 A fixed window per agent in Redis (INCR + EXPIRE). Everything an agent does
 under /api/v1/games/{id} for a game it holds a seat in (reading it, its
-stream, its moves) is never limited; every other call made with an agent's
+stream, its moves) is never limited, nor is its own stream
+(/api/v1/agents/me/stream, however often it reconnects); every other call made with an agent's
 token counts, and past the limit gets 429 with Retry-After. People's tokens
 are not limited here. Redis down: requests pass (fail open)."""
 
@@ -58,6 +59,8 @@ async def limit_agents(request: Request) -> Response | None:
         return None  # the route says what is wrong with the token
     if player.kind != "agent":
         return None
+    if request.url.path == "/api/v1/agents/me/stream":
+        return None  # an agent's own stream: reconnecting is never limited (issue 12)
     own = _OWN_GAME.match(request.url.path)
     if own is not None:
         try:

@@ -4,6 +4,7 @@ sparring, tournament entry, and a pull agent's own event stream."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Annotated, Any
 
 import msgspec
@@ -20,6 +21,7 @@ from services.fanout import Notice
 from services.games import result_shown
 from services.players import Player
 from services.sparring import MAX_GAMES, Sparring
+from services.sse import KEEPALIVE
 
 Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
 
@@ -186,15 +188,20 @@ class AgentEvents:
         try:
             yield self._message("hello", {"agent_id": self.agent.agent_id, "name": self.agent.name, "keepalive_s": STREAM_KEEPALIVE_S})
             rescan = True
+            # The keep-alive is due every STREAM_KEEPALIVE_S of the clock, not
+            # after that much silence: notices that bring nothing to send (the
+            # hub's periodic checks) must not hold it back (issue 12).
+            due = time.monotonic() + STREAM_KEEPALIVE_S
             while True:
                 if rescan:
                     rescan = False
                     for message in await self._scan():
                         yield message
                 try:
-                    notice = await asyncio.wait_for(self.queue.get(), STREAM_KEEPALIVE_S)
+                    notice = await asyncio.wait_for(self.queue.get(), max(0.0, due - time.monotonic()))
                 except asyncio.TimeoutError:
-                    yield ServerSentEventMessage(comment="keepalive")
+                    yield KEEPALIVE
+                    due = time.monotonic() + STREAM_KEEPALIVE_S
                     rescan = True  # a missed notice costs at most one keep-alive period
                     continue
                 if notice.stream_id == mine:
@@ -274,7 +281,14 @@ class AgentEvents:
                 self.drop(game_id)
         elif holder is not None and holder.bot is None and seat in game.waiting_for(table.state) and info["turn"] != table.version:
             info["turn"] = table.version
-            out.append(self._message("your_turn", {"game_id": game_id, "seat": seat, "version": table.version}))
+            # The same clock a push agent is sent (issue 12): the move's own
+            # time and what is left of the seat's bank, from this turn's start.
+            agents = self.state.runtime.agents
+            move_ms, bank_ms = agents.settings.time_control(table.time_control)
+            out.append(self._message("your_turn", {
+                "game_id": game_id, "seat": seat, "version": table.version,
+                "deadline_ms": move_ms, "time_bank_ms": await agents.bank_left(game_id, seat, bank_ms),
+            }))
         return out
 
 

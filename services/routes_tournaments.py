@@ -20,6 +20,7 @@ from services import embargo
 from services.ratings import PROVISIONAL_SIGMA
 from services.routes_games import resume_point
 from services.tournaments import TournamentService
+from services.sse import KEEPALIVE
 
 Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
 
@@ -111,7 +112,7 @@ async def tournament_stream(request: Request, state: State, tournament_id: str) 
         async with aclosing(state.hub.watch(tournament_id, state.settings.sse_keepalive_s)) as notices:
             async for notice in notices:
                 if notice is None:
-                    yield ServerSentEventMessage(comment="keepalive")
+                    yield KEEPALIVE
                     continue
                 current = await service.load(tournament_id)
                 for item in service.public_events(current, sent):

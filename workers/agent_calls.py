@@ -83,6 +83,11 @@ class AgentCaller:
             reason, detail, raw, answered_ms = "unreachable", "the agent was deleted", None, None
         else:
             reason, detail, raw, answered_ms = await self._post(agent, body, budget_ms, f"{game_id}:{version}:{seat}")
+            if reason in ("timeout", "unreachable"):
+                # Deleted while the call was in flight: that is why (issue 12).
+                now = await agents.get(holder.player_id)
+                if now is None or now.status == "deleted":
+                    reason, detail = "unreachable", "the agent was deleted"
         used_ms = int((answered_ms if answered_ms is not None else time.time() * 1000) - sent_ms)
         overdraft = bank_left if reason == "timeout" else min(bank_left, max(0, used_ms - move_ms))
         # Charge the bank before the move commits (the commit may ask this
@@ -201,14 +206,27 @@ async def call_agent(ctx: dict, game_id: str, version: int, seat: int, committed
 
 
 async def agent_deadline(ctx: dict, game_id: str, version: int, seat: int) -> bool:
-    """A pull agent's move time (and bank) ran out, or a push call never finished."""
+    """A pull agent's move time (and bank) ran out, or a push call never
+    finished. Why, as precisely as the service knows (issue 12): the agent
+    was deleted (`unreachable`), its moves were refused until the deadline
+    (`illegal_action`, the last refusal as detail), or no answer came in time
+    (`timeout`, "no answer within N ms", as for push)."""
     rt: Runtime = ctx["runtime"]
+    table = await rt.games.load(game_id)
+    move_ms, bank_ms = rt.agents.settings.time_control(table.time_control)
+    left = await rt.agents.bank_left(game_id, seat, bank_ms)
+    holder = table.seats[seat] if 0 <= seat < len(table.seats) else None
+    agent = await rt.agents.get(holder.player_id) if holder is not None and holder.player_id else None
+    refusal = await rt.agents.open_turn_detail(game_id, version, seat)
+    if agent is not None and agent.status == "deleted":
+        reason, detail = "unreachable", "the agent was deleted"
+    elif refusal:
+        reason, detail = "illegal_action", refusal
+    else:
+        reason, detail = "timeout", f"no answer within {move_ms + left} ms"
     played = await rt.games.play_for_seat(
-        game_id, seat, "timeout", due_version=version, strike_limit=rt.agents.settings.strike_limit
+        game_id, seat, reason, due_version=version, detail=detail[:200], strike_limit=rt.agents.settings.strike_limit
     )
     if played:  # the whole bank is spent, as for a push agent's timeout
-        table = await rt.games.load(game_id)
-        move_ms, bank_ms = rt.agents.settings.time_control(table.time_control)
-        left = await rt.agents.bank_left(game_id, seat, bank_ms)
-        await rt.agents.close_turn(game_id, version, seat, "timeout", move_ms + left, left)
+        await rt.agents.close_turn(game_id, version, seat, reason, move_ms + left, left, detail=detail)
     return played
