@@ -140,8 +140,12 @@ def parse_endpoint(endpoint: str, allow_http: bool):
     if not isinstance(endpoint, str) or not 1 <= len(endpoint) <= 2000 or not endpoint.isprintable():
         raise EndpointRefused("bad_endpoint", "endpoint is a URL of at most 2000 printable characters")
     parts = urlsplit(endpoint)
+    allowed = "https:// or http://" if allow_http else "https://"
+    if parts.scheme and parts.scheme not in ("https", "http"):
+        # Say what is wrong (issue 12): ftp:// is not refused for lacking https.
+        raise EndpointRefused("bad_endpoint", f"unsupported scheme {parts.scheme}://; an endpoint is an {allowed} URL")
     if parts.scheme not in ("https", "http") or not parts.hostname:
-        raise EndpointRefused("bad_endpoint", "endpoint must be an absolute https:// URL")
+        raise EndpointRefused("bad_endpoint", f"endpoint must be an absolute {allowed} URL")
     if parts.scheme == "http" and not allow_http:
         raise EndpointRefused("endpoint_not_allowed", "endpoint must use https")
     if parts.username or parts.password:
