@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import time
 import uuid
 
 import asyncpg
@@ -432,14 +433,15 @@ async def test_resume_points_are_ascii_digits_of_bounded_length(tables: Tables):
         # httpx sends header values as latin-1 or UTF-8 bytes, like a hostile client would.
         raw = {k: v.encode() for k, v in headers.items()}
         _refused(await _stream_refusal(t.anon.http, game_stream, raw, params), 400, "bad_last_event_id")
+    start_ms = int(time.time() * 1000) + 3_600_000
     tournaments = await t.outsider.post(
-        "/api/v1/tournaments", {"game": "kabuki-tricks", "start_ms": 4_102_444_800_000, "table_size": 4, "rounds": 1}
+        "/api/v1/tournaments", {"game": "kabuki-tricks", "start_ms": start_ms, "table_size": 4, "rounds": 1}
     )
-    paths = [f"/api/v1/games/{t.game_id}/events"]
-    if tournaments.status_code == 201:
-        tid = tournaments.json()["tournament_id"]
-        paths.append(f"/api/v1/tournaments/{tid}/events")
-        r = await _stream_refusal(t.anon.http, f"/api/v1/tournaments/{tid}/stream", {"Last-Event-ID": "²".encode()}, {})
+    assert tournaments.status_code == 201, tournaments.text
+    tid = tournaments.json()["tournament_id"]
+    paths = [f"/api/v1/games/{t.game_id}/events", f"/api/v1/tournaments/{tid}/events"]
+    for header in ("²", "9" * 5000):
+        r = await _stream_refusal(t.anon.http, f"/api/v1/tournaments/{tid}/stream", {"Last-Event-ID": header.encode()}, {})
         _refused(r, 400, "bad_last_event_id")
     for path in paths:
         for after in ("²", "%C2%B2", long, "-1", "x", "0x1", " "):
