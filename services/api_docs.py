@@ -30,7 +30,7 @@ BEARER = "bearer"
 DESCRIPTIONS = {
     400: "Malformed input: not JSON, a wrong type, an unknown field, a number out of range",
     401: "No token, or a token that is not valid",
-    403: "Not yours: another seat, another owner's agent, a token of the wrong kind",
+    403: "Not yours: another seat, another owner's agent, a token of the wrong kind; or a write with the session cookie that lacks this site's Origin and X-CSRF-Token (csrf_failed)",
     404: "No such game, tournament, agent, round or player",
     409: "A conflict with the current state: version conflict, not your turn, too early, already done",
     413: "The body is larger than 64 KiB",
@@ -43,14 +43,15 @@ DESCRIPTIONS = {
 # listed gets all three (documenting a status that cannot happen is less bad
 # than answering one the document denies).
 ROUTE_ERRORS: dict[str, tuple[int, ...]] = {
-    "catalog": (), "create_player": (), "read_game": (), "list_tournaments": (), "read_tournament": (),
+    "catalog": (), "create_player": (409,), "read_game": (), "list_tournaments": (), "read_tournament": (),
     "standings": (), "round_tables": (), "tournament_events": (), "tournament_stream": (), "leaderboard": (),
     "rating_history": (), "list_agents": (), "read_agent": (), "sparring_report": (), "delete_agent": (),
     "pause_agent": (409,), "resume_agent": (409,),
     "create_game": (422,),
     "read_events": (403, 409), "export": (403, 409), "stream": (403, 409), "verify_game": (409,),
     "agent_me": (403,), "agent_stream": (403,),
-    "create_tournament": (403, 422), "register_agent": (403, 422),
+    "create_tournament": (403, 422), "register_agent": (403, 409, 422),
+    "read_session": (), "sign_out": (), "set_password": (), "rotate_token": (), "list_games": (),
 }
 DEFAULT_ERRORS = (403, 409, 422)
 
@@ -93,6 +94,8 @@ def _statuses(handler: HTTPRouteHandler) -> set[int]:
         out.add(404)
     if methods & {"POST", "PUT", "PATCH", "DELETE"}:
         out.add(413)
+        if _reads_token(handler):
+            out.add(403)  # a write authenticated by the session cookie without CSRF proof (issue 14)
     out.update(ROUTE_ERRORS.get(handler.handler_name, DEFAULT_ERRORS))
     return out
 

@@ -6,21 +6,28 @@ from __future__ import annotations
 import logging
 from contextlib import asynccontextmanager
 
+import asyncpg
+
 from litestar import Litestar, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from services.api_docs import document_routes, openapi_with_security
+from services.accounts import Accounts, shared_secret
 from services.api_types import SEED_REFUSED
 from services.config import Settings
 from services.docs_ui import assets_router, openapi_config
 from services.errors import RETRY_AFTER_S, ServiceError, outage_types, unavailable_body
 from services.httpinput import refuse_nul
 from services.ratelimit import RateLimiter, limit_agents
+from services.players import NAME_INDEX, name_taken
+from services.routes_accounts import ROUTES as ACCOUNT_ROUTES
 from services.routes_agents import ROUTES as AGENT_ROUTES
 from services.routes_games import ROUTES
 from services.routes_tournaments import ROUTES as TOURNAMENT_ROUTES
 from services.routes_verify import ROUTES as VERIFY_ROUTES
 from services.runtime import Runtime
+from services.sessions import SessionKeys, SessionMiddleware
+from services.web.pages import ROUTES as PAGE_ROUTES, static_router
 from services.shutdown import end_streams_on_signal
 
 log = logging.getLogger("hanamichi")
@@ -80,6 +87,18 @@ def _too_deep(request: Request, exc: RecursionError) -> Response:
     return Response({"code": "bad_request", "message": "the JSON body is nested too deeply"}, status_code=400)
 
 
+def _unique_violation(request: Request, exc: asyncpg.UniqueViolationError) -> Response:
+    # Names of people and agents are unique ignoring case (issue 14), whichever route inserts one.
+    if exc.constraint_name == NAME_INDEX:
+        return _service_error(request, name_taken(_name_in(exc)))
+    return _internal_error(request, exc)
+
+
+def _name_in(exc: asyncpg.UniqueViolationError) -> str:
+    detail = exc.detail or ""  # Key (lower(name))=(alice) already exists.
+    return detail.partition(")=(")[2].rpartition(")")[0] or "?"
+
+
 def _internal_error(request: Request, exc: Exception) -> Response:
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return Response({"code": "internal_error", "message": "something went wrong on our side"}, status_code=500)
@@ -96,9 +115,12 @@ def create_app(settings: Settings) -> Litestar:
     async def lifespan(app: Litestar):
         runtime = await Runtime.open(settings)
         end_streams_on_signal(runtime.hub.end_streams)  # SIGTERM must not wait for SSE clients
+        keys = SessionKeys(await shared_secret(runtime.pool, settings.session_secret))
+        runtime.players.keys = keys  # the session cookie, on every route (services/sessions.py)
         app.state.update(
             settings=settings, runtime=runtime, pool=runtime.pool, redis=runtime.redis, hub=runtime.hub,
             games=runtime.games, players=runtime.players, tournaments=runtime.tournaments,
+            accounts=Accounts(runtime.players, keys),
             agent_limiter=RateLimiter(runtime.redis, runtime.agents.settings.rate_limit, runtime.agents.settings.rate_window_s),
         )
         try:
@@ -107,7 +129,11 @@ def create_app(settings: Settings) -> Litestar:
             await runtime.close()
 
     return Litestar(
-        route_handlers=[*document_routes([*ROUTES, *VERIFY_ROUTES, *TOURNAMENT_ROUTES, *AGENT_ROUTES]), assets_router()],
+        route_handlers=[
+            *document_routes([*ROUTES, *VERIFY_ROUTES, *TOURNAMENT_ROUTES, *AGENT_ROUTES, *ACCOUNT_ROUTES]),
+            assets_router(), *PAGE_ROUTES, static_router(),
+        ],
+        middleware=[SessionMiddleware],
         lifespan=[lifespan],
         before_request=_before_request,
         request_max_body_size=settings.max_body_bytes,
@@ -116,6 +142,7 @@ def create_app(settings: Settings) -> Litestar:
             ValidationException: _validation_error,
             HTTPException: _http_error,
             RecursionError: _too_deep,
+            asyncpg.UniqueViolationError: _unique_violation,
             **{kind: _outage for kind in _OUTAGES},
             Exception: _internal_error,
         },

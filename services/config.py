@@ -20,6 +20,12 @@ class Settings:
     sse_keepalive_s: float = 10.0
     # Delay before a house bot moves, so people can follow the table.
     bot_delay_ms: int = 0
+    # The house-bot delay of a table created with POST /api/v1/games that
+    # does not set `bot_delay_ms` (people play or watch it; issue 14).
+    table_bot_delay_ms: int = 700
+    # Signs session cookies and CSRF tokens; every API process must share it.
+    # Unset: one is drawn once and kept in PostgreSQL (services/accounts.py).
+    session_secret: str | None = None
     pool_size: int = 10
     extra: dict = field(default_factory=dict)
 
@@ -31,5 +37,7 @@ class Settings:
             redis_url=env.get("REDIS_URL") or None,
             data_dir=Path(env.get("HANAMICHI_DATA", ".hanamichi")),
             bot_delay_ms=int(env.get("HANAMICHI_BOT_DELAY_MS", "0")),
+            table_bot_delay_ms=int(env.get("HANAMICHI_TABLE_BOT_DELAY_MS", "700")),
+            session_secret=env.get("HANAMICHI_SESSION_SECRET") or None,
             pool_size=int(env.get("HANAMICHI_PG_POOL", "10")),
         )

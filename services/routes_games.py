@@ -37,6 +37,8 @@ Auth = Annotated[str | None, Parameter(header="Authorization", required=False, i
 
 class NewPlayer(msgspec.Struct, forbid_unknown_fields=True):
     name: str
+    # With a password the person can sign in from a browser later (issue 14).
+    password: str | None = None
 
 
 class PlayerCreated(msgspec.Struct):
@@ -220,7 +222,7 @@ def catalog() -> list[dict[str, Any]]:
 
 @post("/api/v1/players", status_code=201)
 async def create_player(state: State, data: NewPlayer) -> PlayerCreated:
-    player, token = await _players(state).register(data.name)
+    player, token = await state.accounts.sign_up(data.name, data.password)
     return PlayerCreated(player.player_id, player.name, token)
 
 

@@ -1,0 +1,45 @@
+// /account: change the password, rotate the API token.
+import { api, currentPlayer, describe } from "./api.js";
+
+const player = await currentPlayer().catch(() => null);
+if (!player) {
+  document.getElementById("account-signed-out").hidden = false;
+} else {
+  document.getElementById("account").hidden = false;
+  document.getElementById("account-name").textContent = player.name;
+
+  const form = document.getElementById("password-form");
+  const status = document.getElementById("password-status");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const password = form.elements["new-password"].value;
+    status.textContent = "";
+    if (password.length < 8) {
+      status.textContent = "A password is 8 characters or more.";
+      return;
+    }
+    try {
+      await api("/api/v1/players/me/password", { method: "POST", body: { password } });
+      form.reset();
+      status.textContent = "Password saved. Your other sessions are signed out.";
+    } catch (err) {
+      status.textContent = describe(err);
+    }
+  });
+
+  const rotate = document.getElementById("rotate-token");
+  const tokenStatus = document.getElementById("token-status");
+  rotate.addEventListener("click", async () => {
+    tokenStatus.textContent = "";
+    try {
+      const answer = await api("/api/v1/players/me/token", { method: "POST" });
+      const out = document.getElementById("token-value");
+      out.value = answer.token;
+      document.getElementById("token-out").hidden = false;
+      out.select();
+      tokenStatus.textContent = "New token made; the old one no longer works. It is shown only now.";
+    } catch (err) {
+      tokenStatus.textContent = describe(err);
+    }
+  });
+}

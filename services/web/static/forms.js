@@ -1,0 +1,44 @@
+// /signup and /signin.
+import { api, currentPlayer, describe } from "./api.js";
+
+function next() {
+  // Back where the visitor came from (e.g. an invite link), on this site only.
+  const target = new URLSearchParams(window.location.search).get("next") || "/";
+  return target.startsWith("/") && !target.startsWith("//") ? target : "/";
+}
+
+function wire(formId, submit) {
+  const form = document.getElementById(formId);
+  if (!form) return;
+  const error = document.getElementById("form-error");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    const name = form.elements.name.value.trim();
+    const password = form.elements.password.value;
+    if (!name || !password) {
+      error.textContent = "Enter a name and a password.";
+      return;
+    }
+    const button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    try {
+      await submit(name, password);
+      await currentPlayer({ reload: true });
+      window.location.assign(next());
+    } catch (err) {
+      error.textContent = describe(err);
+      button.disabled = false;
+    }
+  });
+}
+
+wire("signup-form", async (name, password) => {
+  if (password.length < 8) throw new Error("A password is 8 characters or more.");
+  await api("/api/v1/players", { method: "POST", body: { name, password } });
+  await api("/api/v1/session", { method: "POST", body: { name, password } });
+});
+
+wire("signin-form", async (name, password) => {
+  await api("/api/v1/session", { method: "POST", body: { name, password } });
+});
