@@ -43,3 +43,12 @@ class TimeControl(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
                 "time_control_too_short",
                 f"where a person plays, move_ms must be at least {PERSON_MIN_MOVE_MS}",
             )
+
+
+class RecordedTimeControl(TimeControl, frozen=True, forbid_unknown_fields=True):
+    """A time control as a stream recorded it (`tn.created`). The bounds are
+    checked when a request is decoded into `TimeControl`, never when the log
+    is read: a stream written under older, looser bounds must still fold."""
+
+    move_ms: int
+    bank_ms: int = 0

@@ -8,7 +8,7 @@ from typing import Any, Literal
 import msgspec
 
 from engines.core import OptionsError
-from engines.timecontrol import TimeControl
+from engines.timecontrol import RecordedTimeControl, TimeControl  # noqa: F401 (re-exported)
 
 Kind = Literal["human", "agent", "bot"]
 Format = Literal["swiss", "round-robin", "knockout"]
@@ -45,7 +45,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     min_entrants: int = 2
     max_entrants: int = 64
     # A tournament without one: 30 s per move and a 2-minute bank per seat.
-    time_control: TimeControl = TimeControl(move_ms=30_000, bank_ms=120_000)
+    time_control: RecordedTimeControl = RecordedTimeControl(move_ms=30_000, bank_ms=120_000)
     ranked: bool = True
     bots: BotPolicy = "fill"
     fill_to: int | None = None  # with bots="fill": fill up to this many entrants
@@ -90,7 +90,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             bad("registration must close at or before the start")
         if self.bots != "bots_only":
             # People may register under every other policy (TimeControl's own
-            # bounds are checked when the settings are decoded).
+            # bounds are checked when the request is decoded).
             self.time_control.check_for_people()
         for size, row in self.points.items():
             if len(row) != size:

@@ -382,3 +382,18 @@ def test_commands_decode_from_json_shapes():
     with pytest.raises(RuleError) as info:
         decode_command({"type": "tn.nope"})
     assert info.value.code == "bad_command"
+
+
+def test_a_stream_recorded_under_older_bounds_still_folds():
+    """Tournaments once accepted `move_ms` 0 (issue 11, item 13 bounded it for
+    requests): a stored `tn.created` with it must still decode and fold."""
+    from engines.tournament import AnyEvent, evolve
+
+    raw = (b'{"type":"tn.created","tournament_id":"t-old","settings":{"game":"kabuki-tricks",'
+           b'"start_ms":1000,"rounds":1,"time_control":{"move_ms":0}}}')
+    try:
+        event = msgspec.json.decode(raw, type=AnyEvent)
+    except msgspec.ValidationError as error:  # the shape changed: rebuild it from the encoder
+        pytest.fail(f"a stored tn.created no longer decodes: {error}")
+    assert event.settings.time_control.move_ms == 0
+    assert evolve(None, event).settings.time_control.move_ms == 0
