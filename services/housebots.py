@@ -137,8 +137,11 @@ class HouseBots:
                     action = bot.act(view, legal, table.bot_rng(seat))
                     if action is None:
                         continue
-                    if self.delay_ms:
-                        await asyncio.sleep(self.delay_ms / 1000)
+                    # A table people play or watch paces its bots (issue 14);
+                    # tables without their own setting use the process's.
+                    delay_ms = self.delay_ms if table.bot_delay_ms is None else table.bot_delay_ms
+                    if delay_ms:
+                        await asyncio.sleep(delay_ms / 1000)
                     try:
                         await self.games.act(table.game_id, seat, action, f"bot:{seat}:{version}")
                         self._retry_s.pop(table.game_id, None)  # working again: the next failure retries soon

@@ -78,6 +78,8 @@ class Table:
     driver: asyncio.Task | None = None
     strikes: dict[int, int] = field(default_factory=dict)  # seat -> moves played for it in a row
     time_control: dict | None = None  # {"move_ms": ...} when moves have deadlines
+    # House bots' delay at this table (issue 14); None: the process setting.
+    bot_delay_ms: int | None = None
     tournament_id: str | None = None
     checked_at: float = 0.0  # monotonic time of the last catch-up with PostgreSQL
     ended_at: int | None = None  # first version of the commit that ended the game
@@ -293,6 +295,7 @@ class TableCache:
             status=row["status"],
             time_control=msgspec.json.decode(row["time_control"]) if row["time_control"] else None,
             tournament_id=row["tournament_id"],
+            bot_delay_ms=row["bot_delay_ms"],
             embargo=row["embargoed"],
             created_by=str(row["created_by"]) if row["created_by"] else None,
             seats=seats,
