@@ -1,0 +1,43 @@
+// Small DOM helpers shared by the table page and its game modules.
+
+/** h("p", {class: "x", "aria-label": "y"}, child, [children], "text") */
+export function h(tag, attrs = {}, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "hidden") el.hidden = true;
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const kid of kids.flat(Infinity)) {
+    if (kid === null || kid === undefined || kid === false || kid === "") continue;
+    el.append(kid instanceof Node ? kid : String(kid));
+  }
+  return el;
+}
+
+/**
+ * A card drawn in CSS: its rank, and its suit twice, as a colour and as a
+ * letter plus symbol (so colour-blind players tell suits apart). `name` is
+ * the rulebook's name ("7 of purple"), which screen readers say.
+ * A face-down card (a card whose moment has passed, GEN-1) has no suit.
+ */
+export function cardEl({ name, suit = "", rank = "", mark = "", small = false }) {
+  if (!suit && !rank) return h("span", { class: "card down", role: "img", "aria-label": name || "a face-down card" });
+  return h("span", { class: `card suit-${suit}${small ? " small" : ""}`, role: "img", "aria-label": name, title: name },
+    h("span", { class: "rank", "aria-hidden": "true" }, rank),
+    h("span", { class: "mark", "aria-hidden": "true" }, mark));
+}
+
+export function ordinal(n) {
+  const s = n % 100 >= 11 && n % 100 <= 13 ? "th" : ["th", "st", "nd", "rd"][n % 10] || "th";
+  return `${n}${s}`;
+}
+
+/** A small table: header cells, then rows of cells. */
+export function grid(caption, head, rows) {
+  return h("table", { class: "grid" },
+    caption ? h("caption", {}, caption) : null,
+    h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, c)))),
+    h("tbody", {}, rows.map((r) => h("tr", {}, r.map((c, i) => (i === 0 ? h("th", { scope: "row" }, c) : h("td", {}, c)))))));
+}

@@ -1,0 +1,307 @@
+// The table page (/games/{id}): a client of the public API like any other.
+// It renders the seat's own `view` from GET /api/v1/games/{id}, follows the
+// game's SSE stream (the session cookie authenticates it), and acts with
+// POST .../actions. What each game looks like lives in games/<game>.js; this
+// module does what every game shares: seats and clocks, "Your moves", the
+// dialogs of composite actions, the move list and the result.
+import { h, cardEl, ordinal } from "./table-ui.js";
+import { api, commandId, describe as errorText, follow } from "./api.js";
+
+const root = document.getElementById("table");
+const gameId = root.dataset.gameId;
+const statusLine = document.getElementById("table-status");
+
+let info = null; // the latest GET /api/v1/games/{id}
+let mod = null; // games/<game>.js
+let offsetMs = 0; // server clock minus ours: clocks count down by the server's time
+let stream = null;
+const regions = {};
+const buttons = new Map(); // key -> button, kept across renders so focus stays put
+
+function names(seat) {
+  if (mod && mod.seatName) {
+    const special = mod.seatName(seat, info);
+    if (special) return special;
+  }
+  const s = info && info.seats[seat];
+  const name = (s && s.name) || `Seat ${seat + 1}`;
+  // House bots share their bot's name: the seat number tells them apart.
+  const twins = info ? info.seats.filter((x) => x.name === name).length : 1;
+  return twins > 1 ? `${name} (seat ${seat + 1})` : name;
+}
+
+const ctx = { h, cardEl, name: names, ordinal, now: () => Date.now() + offsetMs };
+
+// --- loading and refreshing ----------------------------------------------------
+
+let inFlight = false;
+let dirty = false;
+
+async function refresh() {
+  // One GET at a time; events that arrive meanwhile ask for one more, so a
+  // burst of events costs two requests and responses never arrive out of order.
+  if (inFlight) { dirty = true; return; }
+  inFlight = true;
+  try {
+    do {
+      dirty = false;
+      const sent = Date.now();
+      const next = await api(`/api/v1/games/${encodeURIComponent(gameId)}`);
+      const got = Date.now();
+      if (typeof next.server_time_ms === "number") offsetMs = next.server_time_ms - Math.round((sent + got) / 2);
+      await apply(next);
+    } while (dirty);
+  } catch (err) {
+    showError(err);
+  } finally {
+    inFlight = false;
+  }
+}
+
+async function apply(next) {
+  const first = info === null;
+  info = next;
+  if (first) {
+    mod = await import(`./games/${info.game}.js`);
+    layout();
+  }
+  render();
+  if (first) openStream();
+}
+
+function layout() {
+  const title = document.getElementById("table-title");
+  title.textContent = mod.TITLE;
+  document.title = `${mod.TITLE} · Hanamichi`;
+  const help = h("p", { class: "help" }, h("a", { href: `/how-to-play/${info.game}` }, `How to play ${mod.TITLE}`));
+  regions.turn = h("p", { class: "turn", id: "turn-line", "aria-live": "polite" });
+  regions.error = h("p", { class: "error", role: "alert", id: "move-error" });
+  regions.seats = h("ul", { class: "seats" });
+  regions.board = h("div", { class: "board" });
+  regions.moves = h("div", { class: "move-buttons" });
+  regions.result = h("section", { class: "result", "aria-labelledby": "result-h", hidden: true });
+  regions.log = h("ol", { class: "log" });
+  root.classList.add(`game-${info.game}`);
+  root.append(
+    help,
+    regions.turn,
+    regions.result,
+    h("section", { class: "players", "aria-label": "Players" }, regions.seats),
+    h("section", { class: "table-board", "aria-label": "Table" }, regions.board),
+    h("section", { class: "your-moves", "aria-label": "Your moves" }, h("h2", {}, "Your moves"), regions.error, regions.moves),
+    h("section", { class: "move-list", "aria-labelledby": "log-h" }, h("h2", { id: "log-h" }, "Move list"), regions.log),
+  );
+  setInterval(tick, 250);
+}
+
+// --- rendering -------------------------------------------------------------------
+
+function render() {
+  const view = info.view;
+  renderSeats();
+  regions.board.replaceChildren(...(view ? [mod.board(view, info, ctx)].flat() : [h("p", {}, info.status === "open" ? "Waiting for players to sit down." : "Nothing to show yet.")]));
+  renderMoves();
+  renderTurn();
+  renderResult();
+  tick();
+}
+
+function renderSeats() {
+  const items = info.seats.map((s, i) => {
+    const acting = info.to_act.includes(i);
+    const extra = info.view && mod.seatLine ? mod.seatLine(info.view, i, info, ctx) : "";
+    const kind = s.kind === "bot" ? ` (house bot${s.bot ? ": " + s.bot : ""})` : s.kind === "agent" ? " (agent)" : "";
+    return h("li", { class: acting ? "seat acting" : "seat", "aria-current": acting ? "true" : null },
+      h("span", { class: "seat-name" }, (s.taken ? names(i) : "Open seat") + kind + (i === info.your_seat ? " (you)" : "")),
+      extra ? h("span", { class: "seat-extra" }, extra) : null,
+      h("span", { class: "clock", "data-seat": i }));
+  });
+  regions.seats.replaceChildren(...items);
+}
+
+function renderTurn() {
+  let text;
+  if (info.status === "finished") text = "The game is over.";
+  else if (info.status === "open") text = "Waiting for players.";
+  else if (info.legal_actions.length) text = "Your turn.";
+  else {
+    const others = info.to_act.filter((s) => s !== info.your_seat).map(names);
+    text = others.length ? `Waiting for ${others.join(", ")}.` : "Waiting.";
+  }
+  if (regions.turn.textContent !== text) regions.turn.textContent = text;
+}
+
+function renderResult() {
+  const result = info.result;
+  if (!result) { regions.result.hidden = true; return; }
+  const places = result.table_places || result.places;
+  const order = places.map((p, s) => [p, s]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const items = order.map(([p, s]) => h("li", {},
+    `${ordinal(p)}: ${names(s)}, ${mod.scoreText ? mod.scoreText(result.scores[s]) : result.scores[s] + " points"}`
+    + ((result.forfeited || []).includes(s) ? " (forfeited)" : "")));
+  regions.result.replaceChildren(h("h2", { id: "result-h" }, "Result"), h("ol", { class: "places" }, items));
+  regions.result.hidden = false;
+}
+
+// "Your moves": one button per card in hand and per other action the game
+// has, enabled exactly when legal_actions offers it now.
+function renderMoves() {
+  const legal = info.legal_actions || [];
+  const items = info.view && info.your_seat !== null && info.your_seat !== undefined ? mod.moves(info.view, info, ctx) : [];
+  const seen = new Set();
+  const list = [];
+  for (const item of items) {
+    seen.add(item.key);
+    let b = buttons.get(item.key);
+    if (!b) {
+      b = h("button", { type: "button" });
+      b.addEventListener("click", () => onMove(b._item));
+      buttons.set(item.key, b);
+    }
+    b._item = item;
+    b.className = `move ${item.cls || ""}`;
+    b.setAttribute("aria-label", item.label);
+    b.replaceChildren(...[item.face || item.label].flat());
+    const candidates = legal.filter(item.dialog ? item.dialog.filter : item.match);
+    b.disabled = candidates.length === 0;
+    if (item.dialog) b.setAttribute("aria-haspopup", "dialog"); else b.removeAttribute("aria-haspopup");
+    list.push(b);
+  }
+  for (const key of [...buttons.keys()]) if (!seen.has(key)) buttons.delete(key);
+  if (!list.length) list.push(h("p", { class: "hint" }, info.your_seat === null || info.your_seat === undefined ? "You are watching this table." : "No moves yet."));
+  regions.moves.replaceChildren(...list);
+}
+
+function tick() {
+  if (!info) return;
+  const now = Date.now() + offsetMs;
+  for (const el of regions.seats.querySelectorAll(".clock")) {
+    const seat = Number(el.dataset.seat);
+    const c = (info.clock || []).find((x) => x.seat === seat);
+    let text = "";
+    if (c && info.status === "playing") {
+      const move = Math.max(0, c.deadline_ms - now);
+      text = `${fmt(move)} + bank ${fmt(c.bank_ms)}`;
+      el.classList.toggle("low", move < 10000);
+    } else if (c && info.status !== "finished") text = `bank ${fmt(c.bank_ms)}`;
+    if (el.textContent !== text) el.textContent = text;
+  }
+  if (mod && mod.tick) mod.tick(root, info, ctx);
+}
+
+function fmt(ms) {
+  const s = Math.ceil(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+// --- acting ------------------------------------------------------------------------
+
+function onMove(item) {
+  const legal = info.legal_actions || [];
+  if (item.dialog) return openDialog(item, legal.filter(item.dialog.filter));
+  const action = legal.find(item.match);
+  if (action) send(action);
+}
+
+async function send(action) {
+  regions.error.textContent = "";
+  try {
+    await api(`/api/v1/games/${encodeURIComponent(gameId)}/actions`, { method: "POST", body: { action, command_id: commandId() } });
+  } catch (err) {
+    showError(err);
+  }
+  refresh();
+}
+
+function showError(err) {
+  const text = errorText(err);
+  if (regions.error) regions.error.textContent = text;
+  else statusLine.textContent = text;
+}
+
+// A composite action: labelled controls over exactly the legal actions of
+// its kind; "Confirm" sends the one the controls name (disabled when that
+// combination is not allowed now). It opens on the first legal choice.
+function openDialog(item, candidates) {
+  const spec = item.dialog;
+  if (!candidates.length) return;
+  const id = `dlg-${Math.random().toString(36).slice(2)}`;
+  const dlg = h("dialog", { class: "move-dialog", "aria-labelledby": `${id}-h` });
+  const form = h("form", { method: "dialog" });
+  const selects = spec.fields.map((f, i) => {
+    const values = [];
+    for (const a of candidates) { const v = String(f.get(a)); if (!values.includes(v)) values.push(v); }
+    if (f.sort) values.sort(f.sort);
+    const sel = h("select", { id: `${id}-f${i}`, name: `f${i}` }, values.map((v) => h("option", { value: v }, f.text ? f.text(v, info.view) : v)));
+    sel.value = String(f.get(candidates[0]));
+    form.append(h("p", { class: "field" }, h("label", { for: `${id}-f${i}` }, f.label), sel));
+    return sel;
+  });
+  const note = h("p", { class: "note", role: "status" });
+  const confirm = h("button", { type: "submit", class: "primary", value: "confirm" }, "Confirm");
+  const cancel = h("button", { type: "button" }, "Cancel");
+  const chosen = () => candidates.find((a) => spec.fields.every((f, i) => String(f.get(a)) === selects[i].value));
+  const update = () => {
+    const a = chosen();
+    confirm.disabled = !a;
+    note.textContent = a ? (spec.explain ? spec.explain(a, info.view) : "") : "That combination is not allowed now.";
+  };
+  form.addEventListener("change", update);
+  cancel.addEventListener("click", () => dlg.close());
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const a = chosen();
+    dlg.close();
+    if (a) send(a);
+  });
+  if (spec.intro) form.prepend(h("p", {}, spec.intro));
+  form.prepend(h("h2", { id: `${id}-h` }, spec.title));
+  form.append(note, h("p", { class: "buttons" }, confirm, cancel));
+  dlg.append(form);
+  dlg.addEventListener("close", () => { dlg.remove(); const b = buttons.get(item.key); if (b && !b.disabled) b.focus(); });
+  document.body.append(dlg);
+  update();
+  dlg.showModal();
+}
+
+// --- live updates -------------------------------------------------------------------
+
+function openStream() {
+  stream = follow(`/api/v1/games/${encodeURIComponent(gameId)}/stream`, {
+    game(data) {
+      logEvent(data.event);
+      refresh();
+    },
+    turn() { refresh(); },
+    end() { refresh(); }, // follow() stops after `end`
+  }, {
+    onStatus(s) {
+      statusLine.textContent = s === "live" ? "Live." : s === "reconnecting" ? "Reconnecting…" : "The game is over.";
+      statusLine.dataset.state = s;
+      if (s === "live") refresh(); // whatever changed while we were away
+    },
+  });
+}
+
+function logEvent(event) {
+  const lines = [mod.describe(event, ctx, info) || describeTable(event)].flat().filter(Boolean);
+  if (!lines.length) return;
+  const atBottom = regions.log.scrollHeight - regions.log.scrollTop - regions.log.clientHeight < 40;
+  const [head, ...rest] = lines;
+  const li = h("li", { class: `ev ev-${String(event.type).replace(/\W/g, "-")}` }, head);
+  if (rest.length) li.append(h("ul", {}, rest.map((t) => h("li", {}, t))));
+  regions.log.append(li);
+  if (atBottom) regions.log.scrollTop = regions.log.scrollHeight;
+}
+
+function describeTable(event) {
+  switch (event.type) {
+    case "hm.game_finished": return null; // the game's own end event says it
+    case "hm.move_played_for_seat":
+      return `${names(event.seat)} ran out of time: a move was played for them (${event.reason}, strike ${event.strikes}).`;
+    case "hm.seat_handed_to_bot": return `${names(event.seat)}'s seat was handed to a house bot.`;
+    default: return null;
+  }
+}
+
+refresh();
