@@ -129,6 +129,7 @@ class RatingsProjector:
                 " ORDER BY position LIMIT $2",
                 checkpoint, self.batch,
             )
+            rows = await _released(conn, rows)
             if not rows:
                 return 0
             changes: list[Change] = []
@@ -144,6 +145,25 @@ class RatingsProjector:
             await _store(conn, touched, changes)
             await conn.execute("UPDATE projections SET position = $2 WHERE name = $1", PROJECTION, rows[-1]["position"])
             return len(rows)
+
+
+async def _released(conn, rows: list) -> list:
+    """The rows up to the first game still under a duplicate round's embargo
+    (services/embargo.py): its result would tell the other tables of the group
+    how the deal went (issue 11, item 1). The projection waits there rather
+    than skip it, so ratings are still applied in position order and
+    `rebuild` gives exactly what is stored; the tournament lifts the embargo
+    when the round ends, and the projection moves on."""
+    held = {
+        r["game_id"] for r in await conn.fetch(
+            "SELECT game_id::text AS game_id FROM games WHERE embargoed AND game_id = ANY($1::uuid[])",
+            [row["stream_id"] for row in rows],
+        )
+    }
+    for index, row in enumerate(rows):
+        if row["stream_id"] in held:
+            return rows[:index]
+    return rows
 
 
 async def _load(conn, game: str, finished: GameFinished, touched: dict) -> dict[str, Rating]:

@@ -184,8 +184,10 @@ class TournamentService:
     async def _after(self, tournament_id: str, events: list) -> None:
         status = None
         for event in events:
-            if isinstance(event, tn.RoundEnded):
-                # Every table that held a deal has finished: their logs may be shown.
+            if isinstance(event, (tn.RoundEnded, tn.Cancelled)):
+                # Every table that held a deal has finished (or the tournament
+                # was called off): their logs may be shown, and the ratings
+                # projection, which waits at an embargoed result, moves on.
                 await self.pool.execute(
                     "UPDATE games SET embargoed = false WHERE tournament_id = $1 AND embargoed", tournament_id
                 )

@@ -202,3 +202,39 @@ async def test_a_duplicate_round_shows_nothing_of_its_finished_tables_until_it_e
         if stream_task is not None:
             stream_task.cancel()
         await runtime.close()
+
+
+async def test_ratings_wait_for_the_embargo_of_a_ranked_duplicate_table(server, database_url, redis_url):
+    """A ranked duplicate table's result must not reach the ratings (the
+    leaderboard, a player's rating history) before its round ends: the
+    projection waits at it, then applies it in position order (issue 11, item 1)."""
+    from services.ratings import RatingsProjector, rebuild
+
+    runtime = await Runtime.open(Settings(database_url=database_url, redis_url=redis_url))
+    try:
+        game_id = str(uuid.uuid4())
+        seats = [SeatHolder(s, None, "random", "random bot", "bot") for s in range(4)]
+        table = await runtime.games.create_seated(
+            game_id, "kabuki-tricks", {}, True, 4242, seats, tournament_id=str(uuid.uuid4()), embargoed=True,
+        )
+        for _ in range(600):
+            if table.over:
+                break
+            await asyncio.sleep(0.05)
+        assert table.over
+        projector = RatingsProjector(runtime.pool)
+
+        async def rated() -> int:
+            return await runtime.pool.fetchval("SELECT count(*) FROM rating_changes WHERE game_id = $1", game_id)
+
+        while await projector.step():
+            pass
+        assert await rated() == 0, "an embargoed result reached the ratings"
+
+        await runtime.pool.execute("UPDATE games SET embargoed = false WHERE game_id = $1::text::uuid", game_id)
+        while await projector.step():
+            pass
+        assert await rated() == 1  # one house bot identity in four seats moves once, by the mean
+        assert (await rebuild(runtime.pool))["equal"]
+    finally:
+        await runtime.close()
