@@ -448,16 +448,16 @@ class AgentService:
 
     async def record_turn(self, game_id: str, version: int, seat: int, agent_id: str, committed_ms: float,
                           sent_ms: float, answered_ms: float | None, done_ms: float | None, used_ms: int,
-                          overdraft_ms: int, outcome: str, detail: str = "") -> None:
+                          overdraft_ms: int, outcome: str, detail: str = "", answer: str = "") -> None:
         # Accounting, not the game's record: no need to wait for the disk
         # (a crash loses at most the last turns' timings, never a move).
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute("SET LOCAL synchronous_commit TO OFF")
             await conn.execute(
                 "INSERT INTO agent_turns (game_id, version, seat, agent_id, committed_ms, sent_ms, answered_ms, done_ms,"
-                " used_ms, overdraft_ms, outcome, detail) VALUES ($1::text::uuid, $2, $3, $4::text::uuid, $5, $6, $7, $8,"
-                " $9, $10, $11, $12) ON CONFLICT (game_id, version, seat) DO UPDATE SET done_ms = EXCLUDED.done_ms,"
-                " outcome = EXCLUDED.outcome, detail = EXCLUDED.detail",
+                " used_ms, overdraft_ms, outcome, detail, answer) VALUES ($1::text::uuid, $2, $3, $4::text::uuid, $5, $6, $7,"
+                " $8, $9, $10, $11, $12, $13) ON CONFLICT (game_id, version, seat) DO UPDATE SET done_ms = EXCLUDED.done_ms,"
+                " outcome = EXCLUDED.outcome, detail = EXCLUDED.detail, answer = EXCLUDED.answer",
                 game_id, version, seat, agent_id, committed_ms, sent_ms, answered_ms, done_ms, used_ms, overdraft_ms,
-                outcome, detail[:500],
+                outcome, detail[:500], answer,
             )

@@ -17,11 +17,13 @@ from engines.timecontrol import TimeControl
 from services.agents import Agent, AgentService
 from services.api_types import SeatCount
 from services.constants import player_stream
-from services.fanout import Notice
+from services.fanout import END, Notice
 from services.games import result_shown
 from services.players import Player
-from services.sparring import MAX_GAMES, Sparring
+from services.sparring import MAX_GAMES, MAX_SEED, Sparring
+from services.routes_reports import ROUTES as REPORT_ROUTES
 from services.sse import KEEPALIVE
+from services import metrics
 
 Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
 
@@ -38,12 +40,19 @@ class NewAgent(msgspec.Struct, forbid_unknown_fields=True):
 
 class NewSparring(msgspec.Struct, forbid_unknown_fields=True):
     game: str
-    games: Annotated[int, msgspec.Meta(ge=1, le=MAX_GAMES)] = 10
+    # 1..MAX_GAMES, checked by Sparring.start so that a count out of range is
+    # 400 `bad_games` (the code docs/agents.md gives), not a generic bad_request.
+    games: Annotated[int, msgspec.Meta(description=f"games in the series, 1 to {MAX_GAMES}")] = 10
     players: SeatCount | None = None  # table size; default the game's smallest
     bot: str = "heuristic"  # the house bot in the other seats
     options: dict[str, Any] = {}
     # Only programs sit at a sparring table, so 100 ms per move is allowed.
     time_control: TimeControl | None = None  # default the server's agent defaults
+    # A series seed makes the series repeatable: the same seed, the same
+    # deals. Sparring only, as unranked practice; never in ranked or casual
+    # games or tournaments (README, "Provably fair deals"; issue 12).
+    seed: Annotated[int, msgspec.Meta(ge=0, le=MAX_SEED)] | None = None
+    duplicate: bool = False  # each deal again with the house bot in the agent's seat
 
 
 def _agents(state: State) -> AgentService:
@@ -110,7 +119,8 @@ async def start_sparring(state: State, agent_id: str, data: NewSparring, authori
     owner = await _owner(state, authorization)
     agent = await _agents(state).owned(owner, agent_id)
     return await _sparring(state).start(agent, data.game, data.games, data.players, data.bot, data.options,
-                                           msgspec.to_builtins(data.time_control) if data.time_control else None)
+                                           msgspec.to_builtins(data.time_control) if data.time_control else None,
+                                           seed=data.seed, duplicate=data.duplicate)
 
 
 @get("/api/v1/agents/{agent_id:str}/sparring/{sparring_id:str}")
@@ -151,7 +161,7 @@ async def leave_tournament(state: State, agent_id: str, tournament_id: str, auth
 async def agent_stream(state: State, authorization: Auth) -> ServerSentEvent:
     player = await _owner(state, authorization)
     agent = await _agents(state).require_active(player)
-    return ServerSentEvent(AgentEvents(state, agent).run(), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return ServerSentEvent(metrics.sse_stream("agent", AgentEvents(state, agent).run()), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 class AgentEvents:
@@ -192,7 +202,7 @@ class AgentEvents:
             # after that much silence: notices that bring nothing to send (the
             # hub's periodic checks) must not hold it back (issue 12).
             due = time.monotonic() + STREAM_KEEPALIVE_S
-            while True:
+            while not self.hub.ending:
                 if rescan:
                     rescan = False
                     for message in await self._scan():
@@ -204,6 +214,8 @@ class AgentEvents:
                     due = time.monotonic() + STREAM_KEEPALIVE_S
                     rescan = True  # a missed notice costs at most one keep-alive period
                     continue
+                if notice is END:  # shutdown: the agent reconnects
+                    return
                 if notice.stream_id == mine:
                     rescan = True
                 elif notice.stream_id in self.known:
@@ -294,5 +306,5 @@ class AgentEvents:
 
 ROUTES = [
     register_agent, list_agents, agent_me, read_agent, pause_agent, resume_agent, delete_agent,
-    start_sparring, sparring_report, enter_tournament, leave_tournament, agent_stream,
+    start_sparring, sparring_report, enter_tournament, leave_tournament, agent_stream, *REPORT_ROUTES,
 ]

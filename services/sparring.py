@@ -5,26 +5,29 @@ the report is read from their logs and from agent_turns."""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import uuid
-from collections import Counter
+
+import msgspec
 
 from engines.core import OptionsError
 from engines.registry import get_game
 from services.agents import Agent, AgentService
 from services.errors import BadRequest, NotFound, Unprocessable
 from services.games import GameService
-from services.tableevents import MovePlayedForSeat, SeatHandedToBot
+from services.sparring_report import build as build_report
 from services.tables import SeatHolder
 
 MAX_GAMES = 50
+MAX_SEED = 2**62 - 1  # the range of the seeds the server draws
 
 
-def percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
+def deal_seed(series_seed: int, index: int) -> int:
+    """Game `index`'s seed in a series given a seed: the same series seed
+    gives the same deals, game by game (sparring only; issue 12)."""
+    digest = hashlib.sha256(f"sparring:{series_seed}:{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 2
 
 
 class Sparring:
@@ -34,7 +37,8 @@ class Sparring:
         self.agents = agents
 
     async def start(self, agent: Agent, game: str, count: int, players: int | None, bot: str,
-                    options: dict, time_control: dict | None) -> dict:
+                    options: dict, time_control: dict | None, seed: int | None = None,
+                    duplicate: bool = False) -> dict:
         self.agents.check_can_play(agent, game)
         try:
             spec = get_game(game)
@@ -50,22 +54,29 @@ class Sparring:
         # time_control was checked by the route's TimeControl type (engines/timecontrol.py).
         sparring_id = str(uuid.uuid4())
         game_ids = [str(uuid.uuid4()) for _ in range(count)]
+        # Duplicate: each deal again with the house bot in the agent's seat.
+        bot_game_ids = [str(uuid.uuid4()) for _ in range(count)] if duplicate else None
         seats = [i % players for i in range(count)]
+        settings = {"game": game, "players": players, "bot": bot, "games": count, "seed": seed,
+                    "duplicate": duplicate, "options": options, "time_control": time_control}
         await self.pool.execute(
-            "INSERT INTO sparring (sparring_id, agent_id, game, game_ids, seats) VALUES ($1::text::uuid, $2::text::uuid,"
-            " $3, $4::text[]::uuid[], $5)",
-            sparring_id, agent.agent_id, game, game_ids, seats,
+            "INSERT INTO sparring (sparring_id, agent_id, game, game_ids, seats, settings, bot_game_ids)"
+            " VALUES ($1::text::uuid, $2::text::uuid, $3, $4::text[]::uuid[], $5, $6::jsonb, $7::text[]::uuid[])",
+            sparring_id, agent.agent_id, game, game_ids, seats, msgspec.json.encode(settings).decode(), bot_game_ids,
         )
-        for game_id, seat in zip(game_ids, seats):
-            holders = [
-                SeatHolder(s, agent.agent_id, None, agent.name, "agent") if s == seat
-                else SeatHolder(s, None, bot, f"{bot} bot", "bot")
-                for s in range(players)
-            ]
-            await self.games.create_seated(
-                game_id, game, options, False, secrets.randbits(62), holders, time_control=time_control,
-            )
-        return {"sparring_id": sparring_id, "game_ids": game_ids}
+        for i, (game_id, seat) in enumerate(zip(game_ids, seats)):
+            game_seed = deal_seed(seed, i) if seed is not None else secrets.randbits(62)
+            house = [SeatHolder(s, None, bot, f"{bot} bot", "bot") for s in range(players)]
+            holders = [SeatHolder(seat, agent.agent_id, None, agent.name, "agent") if s == seat else h
+                       for s, h in enumerate(house)]
+            await self.games.create_seated(game_id, game, options, False, game_seed, holders, time_control=time_control)
+            if bot_game_ids:  # same seed, so the same cards (the salt never feeds a shuffle)
+                await self.games.create_seated(bot_game_ids[i], game, options, False, game_seed, house,
+                                               time_control=time_control)
+        created = {"sparring_id": sparring_id, "game_ids": game_ids}
+        if bot_game_ids:
+            created["bot_game_ids"] = bot_game_ids
+        return created
 
     async def report(self, agent: Agent, sparring_id: str) -> dict:
         try:
@@ -73,47 +84,11 @@ class Sparring:
         except ValueError:
             raise NotFound("sparring_not_found", f"there is no sparring {sparring_id}") from None
         row = await self.pool.fetchrow(
-            "SELECT game, game_ids::text[] AS game_ids, seats FROM sparring"
+            "SELECT sparring_id::text AS sparring_id, game, game_ids::text[] AS game_ids, seats, settings::text AS settings,"
+            " bot_game_ids::text[] AS bot_game_ids FROM sparring"
             " WHERE sparring_id = $1::text::uuid AND agent_id = $2::text::uuid",
             sparring_id, agent.agent_id,
         )
         if row is None:
             raise NotFound("sparring_not_found", f"there is no sparring {sparring_id}")
-        results, reasons, scores, places = [], Counter(), [], []
-        handed = 0
-        for game_id, seat in zip(row["game_ids"], row["seats"]):
-            table = await self.games.load(game_id)
-            await self.games.refresh(table)
-            strikes = [e for e in table.events if isinstance(e, MovePlayedForSeat) and e.seat == seat]
-            reasons.update(e.reason for e in strikes)
-            bot_took_over = any(isinstance(e, SeatHandedToBot) and e.seat == seat for e in table.events)
-            handed += bot_took_over
-            entry = {"game_id": game_id, "seat": seat, "status": "finished" if table.over else "playing",
-                     "strikes": len(strikes), "handed_to_bot": bot_took_over}
-            if table.over:
-                result = table.game.result(table.state)
-                entry.update(score=result.scores[seat], place=result.places[seat], won=seat in result.winners)
-                scores.append(result.scores[seat])
-                places.append(result.places[seat])
-            results.append(entry)
-        turns = await self.pool.fetch(
-            "SELECT answered_ms - sent_ms AS answer_ms FROM agent_turns"
-            " WHERE game_id = ANY($1::text[]::uuid[]) AND answered_ms IS NOT NULL",
-            row["game_ids"],
-        )
-        answer_ms = [t["answer_ms"] for t in turns]
-        finished = sum(1 for r in results if r["status"] == "finished")
-        return {
-            "sparring_id": sparring_id,
-            "agent_id": agent.agent_id,
-            "game": row["game"],
-            "status": "done" if finished == len(results) else "running",
-            "games": len(results),
-            "finished": finished,
-            "mean_score": round(sum(scores) / len(scores), 3) if scores else None,
-            "mean_place": round(sum(places) / len(places), 3) if places else None,
-            "wins": sum(1 for r in results if r.get("won")),
-            "strikes": {"total": sum(reasons.values()), "by_reason": dict(reasons), "games_handed_to_bot": handed},
-            "answer_time_ms": {"count": len(answer_ms), "p50": percentile(answer_ms, 0.5), "p99": percentile(answer_ms, 0.99)},
-            "results": results,
-        }
+        return await build_report(self.pool, self.games, agent.agent_id, row)

@@ -21,8 +21,10 @@ import msgspec
 from services.agents import AgentSettings, EndpointRefused, resolve_endpoint, signed_headers
 from services.errors import BadRequest, Conflict, ServiceError, Unprocessable
 from services.runtime import Runtime
+from services import metrics
 
 log = logging.getLogger("hanamichi.agent_calls")
+ANSWER_HEAD = 200  # bytes of each answer kept for the owner's turn log (GET /api/v1/agents/{id}/turns)
 logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per agent call is too many
 
 
@@ -79,16 +81,18 @@ class AgentCaller:
         })
         budget_ms = move_ms + bank_left
         sent_ms = time.time() * 1000
+        answer = ""
         if agent is None or agent.mode != "push" or agent.status == "deleted":
             reason, detail, raw, answered_ms = "unreachable", "the agent was deleted", None, None
         else:
-            reason, detail, raw, answered_ms = await self._post(agent, body, budget_ms, f"{game_id}:{version}:{seat}")
+            reason, detail, raw, answered_ms, answer = await self._post(agent, body, budget_ms, f"{game_id}:{version}:{seat}")
             if reason in ("timeout", "unreachable"):
                 # Deleted while the call was in flight: that is why (issue 12).
                 now = await agents.get(holder.player_id)
                 if now is None or now.status == "deleted":
                     reason, detail = "unreachable", "the agent was deleted"
         used_ms = int((answered_ms if answered_ms is not None else time.time() * 1000) - sent_ms)
+        metrics.AGENT_CALL_SECONDS.labels(reason or "answered").observe(used_ms / 1000)
         overdraft = bank_left if reason == "timeout" else min(bank_left, max(0, used_ms - move_ms))
         # Charge the bank before the move commits (the commit may ask this
         # seat for its next move at once), in memory: the row is written after.
@@ -97,7 +101,7 @@ class AgentCaller:
             outcome, detail = await self._settle(game_id, version, seat, reason, detail, raw, answered_ms)
             await agents.record_turn(
                 game_id, version, seat, holder.player_id, committed_ms, sent_ms, answered_ms, time.time() * 1000,
-                min(used_ms, 2**31 - 1), overdraft, outcome, detail,
+                min(used_ms, 2**31 - 1), overdraft, outcome, detail, answer,
             )
         finally:
             agents.release_charge(game_id, seat, overdraft)
@@ -134,12 +138,14 @@ class AgentCaller:
         return outcome, detail
 
     async def _post(self, agent, body: bytes, budget_ms: int, delivery: str):
-        """(reason, detail, action, answered_ms); reason None when the answer is usable."""
+        """(reason, detail, action, answered_ms, answer); reason None when the
+        answer is usable. `answer` is the first ANSWER_HEAD bytes of the body
+        (or of an HTTP error's body), for the owner's turn log (issue 12)."""
         settings = self.settings
         try:
             target = await resolve_endpoint(agent.endpoint, settings.allow_http, settings.allow_private)
         except EndpointRefused as err:  # e.g. the name now resolves to a private address
-            return "unreachable", f"{err.code}: {err.message}", None, None
+            return "unreachable", f"{err.code}: {err.message}", None, None, ""
         headers = signed_headers(agent.secret, body)
         headers["Host"] = target.host_header
         headers["X-Hanamichi-Delivery"] = delivery
@@ -150,29 +156,38 @@ class AgentCaller:
                 async with self.http.stream("POST", target.url, content=body, headers=headers, extensions=extensions) as resp:
                     length = resp.headers.get("content-length")
                     if length is not None and length.isdigit() and int(length) > cap:
-                        return "invalid_response", f"answer larger than {cap} bytes", None, time.time() * 1000
+                        return "invalid_response", f"answer larger than {cap} bytes", None, time.time() * 1000, ""
                     chunks, size = [], 0
                     async for chunk in resp.aiter_bytes():
                         size += len(chunk)
                         if size > cap:
-                            return "invalid_response", f"answer larger than {cap} bytes", None, time.time() * 1000
+                            return ("invalid_response", f"answer larger than {cap} bytes", None, time.time() * 1000,
+                                    _head(b"".join(chunks)))
                         chunks.append(chunk)
                     answered_ms = time.time() * 1000
         except TimeoutError:
-            return "timeout", f"no answer within {budget_ms} ms", None, None
+            return "timeout", f"no answer within {budget_ms} ms", None, None, ""
         except httpx.TimeoutException:
-            return "timeout", f"no answer within {budget_ms} ms", None, None
+            return "timeout", f"no answer within {budget_ms} ms", None, None, ""
         except (httpx.TransportError, OSError) as exc:
-            return "unreachable", f"{type(exc).__name__}: {exc}"[:200], None, None
+            return "unreachable", f"{type(exc).__name__}: {exc}"[:200], None, None, ""
+        data = b"".join(chunks)
+        head = _head(data)
         if resp.is_redirect:
-            return "invalid_response", f"HTTP {resp.status_code}: redirects are not followed", None, answered_ms
+            return "invalid_response", f"HTTP {resp.status_code}: redirects are not followed", None, answered_ms, head
         if resp.status_code != 200:
-            return "invalid_response", f"HTTP {resp.status_code}", None, answered_ms
+            return "invalid_response", f"HTTP {resp.status_code}", None, answered_ms, head
         try:
-            answer = msgspec.json.decode(b"".join(chunks), type=_Answer)
+            answer = msgspec.json.decode(data, type=_Answer)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
-            return "invalid_response", f"not {{\"action\": {{...}}}}: {exc}"[:200], None, answered_ms
-        return None, "", answer.action, answered_ms
+            return "invalid_response", f"not {{\"action\": {{...}}}}: {exc}"[:200], None, answered_ms, head
+        return None, "", answer.action, answered_ms, head
+
+
+def _head(data: bytes) -> str:
+    """The first ANSWER_HEAD bytes of an answer as text (invalid UTF-8 shown
+    as U+FFFD, NUL dropped: PostgreSQL text cannot hold it)."""
+    return data[:ANSWER_HEAD].decode("utf-8", "replace").replace("\x00", "")
 
 
 def _caller(ctx: dict) -> AgentCaller:

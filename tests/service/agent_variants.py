@@ -6,6 +6,10 @@ real process: `python tests/service/agent_variants.py KIND --port P --secret S`.
   crash    answers --after calls, then dies in the middle of the next one
   garbage  per game, call by call: garbage, a good move, an illegal move,
            garbage, an illegal move, ... (invalid_response / illegal_action)
+  always500    answers HTTP 500 (with a JSON error body) to every call
+  alternate500 per game, every other call HTTP 500, the others a good move
+  highest      a working bot that plays its highest card (Kabuki Tricks), else random
+(always500, alternate500 and highest are issue 12's "failing pays" experiment.)
 """
 
 from __future__ import annotations
@@ -19,9 +23,40 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from examples.agent import choose, serve  # noqa: E402
+from tests.service.raw_agent import choose, serve  # noqa: E402
 
 GARBAGE_PATTERN = ("garbage", "good", "illegal", "garbage", "illegal")
+
+
+class Http500(bytes):
+    """An answer body sent with status 500 instead of 200."""
+
+
+ERROR_500 = Http500(b'{"error": "internal server error", "where": "agent_variants"}')
+
+
+def serve_with_errors(port: int, secret: str, decide) -> None:
+    """`serve`, where an Http500 answer goes out as HTTP 500."""
+    from http.server import ThreadingHTTPServer
+
+    base = sys.modules[serve.__module__].make_handler(secret, decide)
+
+    class Handler(base):
+        def _send(self, status: int, data: bytes) -> None:
+            super()._send(500 if isinstance(data, Http500) else status, data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server.daemon_threads = True
+    server.serve_forever()
+
+
+def highest(turn: dict, rng) -> dict:
+    """A plain working bot: the legal card with the highest number (a Kabuki
+    Tricks suit card is 10 * suit + number - 1, a Player card 100 + 10 * seat
+    + value, so the number ranks by card % 10); anything else (a deal, the
+    Director's choice, a Joker) at random."""
+    cards = [a for a in turn["legal_actions"] if a.get("type") == "play" and isinstance(a.get("card"), int)]
+    return max(cards, key=lambda a: a["card"] % 10) if cards else choose(turn, rng)
 
 
 def illegal(turn: dict) -> dict:
@@ -32,7 +67,7 @@ def illegal(turn: dict) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("kind", choices=("good", "slow", "crash", "garbage"))
+    parser.add_argument("kind", choices=("good", "slow", "crash", "garbage", "always500", "alternate500", "highest"))
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--secret", required=True)
     parser.add_argument("--delay-ms", type=int, default=800)
@@ -57,9 +92,13 @@ def main() -> None:
                 return b"this is not json {"
             if what == "illegal":
                 return illegal(turn)
+        elif args.kind == "always500" or (args.kind == "alternate500" and n % 2 == 0):
+            return ERROR_500
+        elif args.kind == "highest":
+            return highest(turn, rng)
         return choose(turn, rng)
 
-    serve(args.port, args.secret, decide)
+    serve_with_errors(args.port, args.secret, decide)
 
 
 if __name__ == "__main__":
