@@ -25,6 +25,7 @@ from services.routes_agents import ROUTES as AGENT_ROUTES
 from services.routes_games import ROUTES
 from services.routes_tournaments import ROUTES as TOURNAMENT_ROUTES
 from services.routes_verify import ROUTES as VERIFY_ROUTES
+from services.routes_watch import ROUTES as WATCH_ROUTES
 from services.runtime import Runtime
 from services.sessions import SessionKeys, SessionMiddleware
 from services.web.pages import ROUTES as PAGE_ROUTES, static_router
@@ -130,7 +131,7 @@ def create_app(settings: Settings) -> Litestar:
 
     return Litestar(
         route_handlers=[
-            *document_routes([*ROUTES, *VERIFY_ROUTES, *TOURNAMENT_ROUTES, *AGENT_ROUTES, *ACCOUNT_ROUTES]),
+            *document_routes([*ROUTES, *VERIFY_ROUTES, *TOURNAMENT_ROUTES, *AGENT_ROUTES, *ACCOUNT_ROUTES, *WATCH_ROUTES]),
             assets_router(), *PAGE_ROUTES, static_router(),
         ],
         middleware=[SessionMiddleware],

@@ -27,3 +27,16 @@ def player_stream(player_id: str) -> str:
 
 def rate_key(player_id: str, window: int) -> str:
     return f"hanamichi:rate:{player_id}:{window}"
+
+
+# Spectator counts (issue 15), right with several API processes: each process
+# keeps its own counts in a hash of its own that expires unless refreshed, so
+# a process that dies stops counting within WATCHERS_TTL_S; the registry says
+# which processes' hashes to sum (score: when the entry lapses, in ms).
+WATCHERS_PROCESSES = "hanamichi:watchers:processes"
+WATCHERS_TTL_S = 15
+
+
+def watchers_of_process(process_id: str) -> str:
+    """Hash game_id -> how many spectator streams this process serves."""
+    return f"hanamichi:watchers:process:{process_id}"

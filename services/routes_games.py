@@ -29,6 +29,7 @@ from services.players import Player, Players
 from services.tables import Table, engine_events
 from services.turns import TurnTeller, legal_now
 from services.sse import KEEPALIVE
+from services.watchers import Watching
 
 Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
 
@@ -93,6 +94,9 @@ class GameInfo(msgspec.Struct):
     view: Any
     result: Any = None
     time_control: dict | None = None
+    # Streams open on this table without a seat, over every API process
+    # (services/watchers.py); None when it cannot be counted (Redis down).
+    spectators: int | None = None
 
 
 class ActionAccepted(msgspec.Struct):
@@ -242,7 +246,9 @@ async def create_game(state: State, data: NewGame, authorization: Auth) -> GameI
 async def read_game(state: State, game_id: str, authorization: Auth) -> GameInfo:
     player = await _viewer(state, authorization)
     table = await _games(state).load(game_id)
-    return game_info(table, player)
+    info = game_info(table, player)
+    info.spectators = await state.runtime.watchers.one(table.game_id)
+    return info
 
 
 @post("/api/v1/games/{game_id:str}/seats", status_code=200)
@@ -359,7 +365,9 @@ async def _sse(state: State, games: GameService, table: Table, player: Player | 
     # only before the start, so the check ends once the game has started.
     seat_pending = player is not None and viewer is None and table.state is None
     backlog = table.version  # GEN-1: what was written before the stream opened is history
-    async with aclosing(state.hub.watch(table.game_id, state.settings.sse_keepalive_s)) as notices:
+    # A stream without a seat is a spectator's: counted while it is open (issue 15).
+    async with Watching(state.runtime.watchers, table.game_id, viewer is None) as watching, \
+            aclosing(state.hub.watch(table.game_id, state.settings.sse_keepalive_s)) as notices:
         async for notice in notices:
             if notice is None:
                 yield KEEPALIVE
@@ -370,6 +378,8 @@ async def _sse(state: State, games: GameService, table: Table, player: Player | 
             if seat_pending:
                 viewer = await _seat_taken_since(state, table, player.player_id)
                 seat_pending = viewer is None and table.state is None
+                if viewer is not None:
+                    watching.seated()
             upto = embargo.visible_upto(table, viewer)  # nothing of an embargoed table without a seat at it
             past = min(upto, backlog)
             batch = table.history(past)[last:] + table.events[past:upto] if last < past else table.events[last:upto]

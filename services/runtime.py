@@ -20,6 +20,7 @@ from services.players import Players
 from services.scheduler import Scheduler
 from services.tables import TableCache
 from services.tournaments import TournamentService
+from services.watchers import Watchers
 
 
 @dataclass
@@ -39,6 +40,7 @@ class Runtime:
     tournaments: TournamentService
     agents: AgentService | None = None
     agent_dispatch: AgentDispatch | None = None
+    watchers: Watchers | None = None  # spectator counts (issue 15)
 
     @classmethod
     async def open(cls, settings: Settings) -> "Runtime":
@@ -63,12 +65,15 @@ class Runtime:
         runtime.agents = AgentService(pool, players, AgentSettings.from_env())
         runtime.agent_dispatch = AgentDispatch(runtime.agents, scheduler, publisher, runtime.agents.settings)
         games.on_commit.append(runtime.agent_dispatch.on_commit)
+        runtime.watchers = Watchers(redis)
         hub.start()
         await runtime.bots.resume_all()
         return runtime
 
     async def close(self) -> None:
         await self.bots.close()
+        if self.watchers is not None:
+            await self.watchers.close()
         await self.hub.close()
         await self.publisher.close()
         await self.scheduler.close()
