@@ -227,8 +227,10 @@ def main(argv: list[str] | None = None) -> int:
     rebuild.set_defaults(run=_ratings)
 
     from services.bench import add_bench_parser
+    from services.kit.cli import add_kit_parsers
 
     add_bench_parser(sub)
+    add_kit_parsers(sub)
 
     args = parser.parse_args(argv)
     return args.run(args)

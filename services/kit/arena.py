@@ -1,0 +1,259 @@
+"""`hanamichi arena MODULE:FUNCTION --game G --players N --vs heuristic --games K --seed S`:
+the author's function against house bots, in this process, on the real
+engines, with no server.
+
+- **The request.** At each of its turns the function gets exactly the JSON
+  the service's push call sends (workers/agent_calls.py): the seat's view
+  and legal actions encoded by msgspec, then decoded to plain JSON.
+- **Games and seats.** Game k (k = 0..K-1) is dealt from seed
+  `S * 1_000_003 + k`, as in `simulate`. The author's seat is that game seed
+  modulo N, so consecutive games rotate it through every seat and seat
+  advantage cancels out. Python's global `random` is seeded from the game
+  seed before each game, so an author's `random.choice` replays exactly.
+- **Failures.** An exception, an answer that is not one of legal_actions
+  (`illegal`), or an answer later than `deadline_ms` (`timeout`) is recorded
+  as `{seed, step, kind, message}` (step: the n-th request of that game to
+  the function, from 0) and the default move is played, as the service would.
+  `--replay SEED:STEP` plays that game again up to that request, prints the
+  request, calls the function once more and prints what it does.
+- **Scores.** A win is the author's seat among the winners (a shared win
+  counts, as in `simulate`); `mean_score_by_seat[s]` is the author's mean
+  score in the games it sat in seat s.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+import traceback
+from typing import Any, Callable
+
+import msgspec
+
+from engines.core import Game
+from engines.playout import Playout
+
+SEED_STRIDE = 1_000_003
+DEFAULT_DEADLINE_MS = 5000
+DEFAULT_BANK_MS = 30000
+MAX_FAILURES_LISTED = 200
+_json = msgspec.json.Encoder()
+
+
+def game_seed(seed: int, number: int) -> int:
+    return seed * SEED_STRIDE + number
+
+
+def author_seat(seed_of_game: int, players: int) -> int:
+    return seed_of_game % players
+
+
+class _Replay(Exception):
+    """Stops a replay at the step asked for."""
+
+    def __init__(self, request: dict) -> None:
+        self.request = request
+
+
+class AuthorSeat:
+    """The Bot protocol (engines/core.py) around the author's function."""
+
+    blind = False
+    observes = False
+
+    def __init__(self, fn: Callable[[dict], Any], game: Game, seat: int, seed_of_game: int,
+                 deadline_ms: int, bank_ms: int, stop_at: int | None = None) -> None:
+        self.fn, self.game, self.seat, self.seed = fn, game, seat, seed_of_game
+        self.deadline_ms, self.bank_ms = deadline_ms, bank_ms
+        self.stop_at = stop_at
+        self.playout: Playout | None = None
+        self.step = 0
+        self.times_ms: list[float] = []
+        self.failures: list[dict] = []
+
+    def observe(self, event: Any) -> None:
+        pass
+
+    def request(self, view: Any, legal: list) -> dict:
+        # Encoded and decoded as the push call does: exactly the service's JSON.
+        return msgspec.json.decode(_json.encode({
+            "game": self.game.name, "game_id": f"arena-{self.seed}", "seat": self.seat,
+            "version": len(self.playout.log), "view": view, "legal_actions": legal,
+            "deadline_ms": self.deadline_ms, "time_bank_ms": self.bank_ms,
+        }))
+
+    def act(self, view: Any, legal: list, rng: random.Random) -> Any:
+        request = self.request(view, legal)
+        step = self.step
+        self.step += 1
+        if self.stop_at is not None and step == self.stop_at:
+            raise _Replay(request)
+        awaited = self.seat in self.game.waiting_for(self.playout.state)
+        started = time.perf_counter()
+        try:
+            answer = self.fn(request)
+        except Exception as exc:
+            self.times_ms.append((time.perf_counter() - started) * 1000)
+            return self._fail(step, "exception", f"{type(exc).__name__}: {exc}", legal, rng, awaited)
+        took = (time.perf_counter() - started) * 1000
+        self.times_ms.append(took)
+        if took > self.deadline_ms:
+            return self._fail(step, "timeout", f"answered after {took:.0f} ms (deadline_ms {self.deadline_ms})",
+                              legal, rng, awaited)
+        if answer is None and not awaited:
+            return None  # a seat nobody waits for may let the moment pass (a Kabuki masks Stop not called)
+        if answer not in request["legal_actions"]:
+            return self._fail(step, "illegal", f"{json.dumps(answer, default=repr)[:200]} is not one of legal_actions",
+                              legal, rng, awaited)
+        return legal[request["legal_actions"].index(answer)]
+
+    def _fail(self, step: int, kind: str, message: str, legal: list, rng: random.Random, awaited: bool) -> Any:
+        self.failures.append({"seed": self.seed, "step": step, "kind": kind, "message": message})
+        # The default move for a seat the table waits for; otherwise nothing.
+        return legal[int(rng.random() * len(legal))] if awaited else None
+
+
+def _make_playout(fn, game: Game, players: int, options: Any, seed_of_game: int, vs: list[str],
+                  deadline_ms: int, bank_ms: int, stop_at: int | None = None) -> tuple[Playout, AuthorSeat]:
+    seat = author_seat(seed_of_game, players)
+    author = AuthorSeat(fn, game, seat, seed_of_game, deadline_ms, bank_ms, stop_at)
+    names = list(vs)
+    names.insert(seat, "random")  # a placeholder, replaced by the author's seat below
+    random.seed(seed_of_game)  # the author's own `random` replays too
+    playout = Playout(game, players, options, seed_of_game, names)
+    playout.bots[seat] = author
+    author.playout = playout
+    return playout, author
+
+
+def play_games(fn, game: Game, players: int, options: Any, seed: int, numbers: range, vs: list[str],
+               deadline_ms: int = DEFAULT_DEADLINE_MS, bank_ms: int = DEFAULT_BANK_MS) -> list[dict]:
+    """One record per game: {seed, seat, score, won, times_ms, failures}."""
+    records = []
+    for number in numbers:
+        seed_of_game = game_seed(seed, number)
+        playout, author = _make_playout(fn, game, players, options, seed_of_game, vs, deadline_ms, bank_ms)
+        state = playout.run()
+        result = game.result(state)
+        records.append({
+            "seed": seed_of_game, "seat": author.seat, "score": float(result.scores[author.seat]),
+            "won": author.seat in result.winners, "times_ms": author.times_ms, "failures": author.failures,
+        })
+    return records
+
+
+def replay(fn, game: Game, players: int, options: Any, seed_of_game: int, step: int, vs: list[str],
+           deadline_ms: int = DEFAULT_DEADLINE_MS, bank_ms: int = DEFAULT_BANK_MS) -> dict:
+    """Play the game dealt from `seed_of_game` up to the function's request
+    number `step`, then call the function on it once more: {request, answer |
+    error, ms, legal}."""
+    playout, _author = _make_playout(fn, game, players, options, seed_of_game, vs, deadline_ms, bank_ms, stop_at=step)
+    try:
+        playout.run()
+    except _Replay as stop:
+        request = stop.request
+    else:
+        raise ValueError(f"game {seed_of_game} has no request number {step} for the function")
+    out: dict[str, Any] = {"seed": seed_of_game, "step": step, "request": request}
+    started = time.perf_counter()
+    try:
+        answer = fn(request)
+    except Exception as exc:
+        out["error"] = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    else:
+        out["answer"] = answer
+        out["legal"] = answer in request["legal_actions"]
+    out["ms"] = round((time.perf_counter() - started) * 1000, 3)
+    out["late"] = out["ms"] > deadline_ms
+    return out
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> list[float]:
+    """The 95% Wilson score interval of a win rate."""
+    if n == 0:
+        return [0.0, 1.0]
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return [round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)]
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
+
+
+def summarise(records: list[dict], players: int) -> dict:
+    games = len(records)
+    wins = sum(1 for r in records if r["won"])
+    sums, counts = [0.0] * players, [0] * players
+    times: list[float] = []
+    failures: list[dict] = []
+    for r in records:
+        sums[r["seat"]] += r["score"]
+        counts[r["seat"]] += 1
+        times.extend(r["times_ms"])
+        failures.extend(r["failures"])
+    return {
+        "games": games,
+        "win_rate": round(wins / games, 4) if games else 0.0,
+        "win_rate_ci95": wilson(wins, games),
+        "mean_score_by_seat": [round(s / c, 4) if c else None for s, c in zip(sums, counts)],
+        "move_ms_p50": percentile(times, 0.50),
+        "move_ms_p99": percentile(times, 0.99),
+        "illegal": sum(1 for f in failures if f["kind"] == "illegal"),
+        "errors": sum(1 for f in failures if f["kind"] != "illegal"),  # exceptions and timeouts
+        "failures": failures[:MAX_FAILURES_LISTED],
+    }
+
+
+def _job(args: tuple) -> list[dict]:
+    spec, game_name, players, raw_options, seed, start, stop, vs, deadline_ms, bank_ms = args
+    from engines.registry import get_game
+    from services.kit import load_function
+
+    game = get_game(game_name)
+    return play_games(load_function(spec), game, players, game.make_options(raw_options), seed, range(start, stop),
+                      vs, deadline_ms, bank_ms)
+
+
+def arena(spec: str, game_name: str, players: int, games: int, seed: int, vs: list[str], jobs: int = 1,
+          options: dict | None = None, deadline_ms: int = DEFAULT_DEADLINE_MS, bank_ms: int = DEFAULT_BANK_MS) -> dict:
+    """Play `games` games and summarise them (the `--json` object)."""
+    from engines.registry import get_game
+
+    game = get_game(game_name)
+    game.check_players(players)
+    game.make_options(options)
+    if jobs <= 1:
+        args = (spec, game_name, players, options, seed, 0, games, vs, deadline_ms, bank_ms)
+        return summarise(_job(args), players)
+    import multiprocessing
+
+    size = math.ceil(games / jobs)
+    chunks = [(spec, game_name, players, options, seed, lo, min(games, lo + size), vs, deadline_ms, bank_ms)
+              for lo in range(0, games, size)]
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        parts = pool.map(_job, chunks)
+    return summarise([r for part in parts for r in part], players)
+
+
+def render(report: dict, spec: str, vs: list[str]) -> str:
+    low, high = report["win_rate_ci95"]
+    lines = [
+        f"{spec} against {', '.join(vs)}: {report['games']} games",
+        f"win rate {report['win_rate']:.1%} (95% interval {low:.1%}..{high:.1%}; a shared win counts)",
+        "mean score by seat: " + ", ".join(f"{s}: {v}" for s, v in enumerate(report["mean_score_by_seat"])),
+        f"time per move: p50 {report['move_ms_p50']} ms, p99 {report['move_ms_p99']} ms",
+        f"illegal answers: {report['illegal']}, errors (exceptions, timeouts): {report['errors']}",
+    ]
+    for f in report["failures"][:20]:
+        lines.append(f"  {f['kind']} at seed {f['seed']} step {f['step']}: {f['message']}"
+                     f"   (reproduce: --replay {f['seed']}:{f['step']})")
+    if len(report["failures"]) > 20:
+        lines.append(f"  ... {len(report['failures']) - 20} more (--json lists them)")
+    return "\n".join(lines)

@@ -1,0 +1,176 @@
+"""The bot authors' kit (issue 17): the push runner over real HTTP (signature,
+timestamp, replays, the deadline, the author's errors), the pull runner
+against a real server through a gate that drops its stream, and the kit's
+imports (nothing of the server)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+import pytest
+
+from services.kit.push import make_server
+from services.kit.pull import PullAgent
+from services.kit.runner import Runner
+from services.kit.signing import sign
+from tests.conftest import ROOT, WorkerProcess, free_test_port
+from tests.service.client import ApiClient
+from tests.service.tcpgate import TcpGate
+
+SECRET = "whsec_kit"
+LEGAL = [{"type": "play", "card": 3}, {"type": "play", "card": 16}]
+
+
+def _turn(version: int = 12, deadline_ms: int = 5000) -> bytes:
+    return json.dumps({"game": "kabuki-tricks", "game_id": "g1", "seat": 1, "version": version, "view": {"hand": [3, 16]},
+                       "legal_actions": LEGAL, "deadline_ms": deadline_ms, "time_bank_ms": 30000}).encode()
+
+
+_HTTP = httpx.Client(timeout=10)
+
+
+def _post(port: int, body: bytes, timestamp: str | None = None, signature: str | None = None) -> httpx.Response:
+    ts = timestamp or str(int(time.time()))
+    headers = {"Content-Type": "application/json", "X-Hanamichi-Timestamp": ts,
+               "X-Hanamichi-Signature": signature or sign(SECRET, ts, body)}
+    return _HTTP.post(f"http://127.0.0.1:{port}/turn", content=body, headers=headers, timeout=10)
+
+
+class _Push:
+    def __init__(self, fn) -> None:
+        self.out = io.StringIO()
+        self.server = make_server(fn, SECRET, 0, runner=Runner(fn, out=self.out))
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def reports(self):
+        return self.server.runner.reports
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_push_answers_the_function_and_refuses_forged_stale_and_replayed_requests():
+    seen = []
+    push = _Push(lambda request: seen.append(request) or request["legal_actions"][1])
+    try:
+        body = _turn()
+        ts = str(int(time.time()))
+        r = _post(push.port, body, ts)
+        assert r.status_code == 200 and r.json() == {"action": LEGAL[1]}
+        assert seen == [json.loads(body)]  # exactly the JSON sent
+        assert _post(push.port, body, ts).status_code == 409  # the same signed request again: a replay
+        assert _post(push.port, _turn(13), signature="sha256=" + "0" * 64).status_code == 401
+        stale = str(int(time.time()) - 301)
+        assert _post(push.port, _turn(14), stale).status_code == 401
+        assert _post(push.port, _turn(15), signature=sign(SECRET, ts, body)).status_code == 401  # tampered body
+        assert len(seen) == 1
+    finally:
+        push.stop()
+
+
+def test_push_answers_the_default_move_on_time_when_the_function_is_late():
+    release = threading.Event()
+    push = _Push(lambda request: release.wait(10) or LEGAL[0])
+    try:
+        _post(push.port, _turn(version=11, deadline_ms=400))  # a first call opens the connection
+        started = time.monotonic()
+        r = _post(push.port, _turn(deadline_ms=400))
+        took = time.monotonic() - started
+        assert r.status_code == 200 and r.json()["action"] in LEGAL
+        assert took < 0.4, took  # within the move's time, margin kept
+        assert [(rep.kind, rep.request["version"]) for rep in push.reports] == [("late", 11), ("late", 12)]
+    finally:
+        release.set()
+        push.stop()
+
+
+def test_push_reports_the_authors_exception_and_illegal_answer_with_the_request_and_keeps_running():
+    def act(request):
+        if request["version"] == 1:
+            raise KeyError("oops")
+        if request["version"] == 2:
+            return {"type": "play", "card": 99}
+        return LEGAL[0]
+
+    push = _Push(act)
+    try:
+        for version in (1, 2, 3):
+            r = _post(push.port, _turn(version))
+            assert r.status_code == 200 and r.json()["action"] in LEGAL
+        assert r.json()["action"] == LEGAL[0]
+        assert [(rep.kind, rep.request["version"]) for rep in push.reports] == [("exception", 1), ("illegal", 2)]
+        text = push.out.getvalue()
+        assert "KeyError: 'oops'" in text and '"version":1' in text and '"card":99' in text
+    finally:
+        push.stop()
+
+
+def test_the_kit_imports_nothing_of_the_server():
+    code = ("import sys, services.kit, services.kit.push, services.kit.pull, services.kit.arena, services.kit.cli;"
+            "bad = [m for m in ('asyncpg', 'redis', 'litestar', 'arq', 'httpx', 'uvicorn', 'services.app', 'services.db')"
+            " if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_pull_runner_plays_a_whole_game_through_a_dropped_stream_and_reports_errors(server, server_env, tmp_path):
+    worker = WorkerProcess(server_env, tmp_path / "worker.log").start()
+    port = free_test_port()
+    gate = TcpGate(("tcp", "127.0.0.1", server.port), port).start()
+    calls = []
+
+    def act(request):
+        calls.append(request)
+        if len(calls) == 2:
+            raise RuntimeError("bug in my bot")
+        return request["legal_actions"][0]
+
+    agent = None
+    try:
+        owner = await ApiClient.register(server.base_url, "kit-author")
+        r = await owner.post("/api/v1/agents", {"name": "kit-puller", "games": ["kabuki-tricks"], "mode": "pull"})
+        assert r.status_code == 201, r.text
+        token = r.json()["token"]
+        out = io.StringIO()
+        agent = PullAgent(act, f"http://127.0.0.1:{port}", token, runner=Runner(act, out=out))
+        threading.Thread(target=agent.run, daemon=True).start()
+        r = await owner.post("/api/v1/games", {"game": "kabuki-tricks", "players": 4,
+                                               "time_control": {"move_ms": 3000, "bank_ms": 3000}})
+        game_id = r.json()["game_id"]
+        for seat in (1, 2, 3):
+            assert (await owner.post(f"/api/v1/games/{game_id}/bots", {"seat": seat, "bot": "random"})).status_code == 200
+        assert (await ApiClient(server.base_url, token=token).sit(game_id, 0))
+        deadline = time.monotonic() + 30
+        while agent.moves < 5:
+            assert time.monotonic() < deadline, "the pull runner made no moves"
+            await asyncio.sleep(0.05)
+        gate.close()  # the stream and any call in flight are cut; the server is unreachable for a while
+        await asyncio.sleep(1.0)
+        gate.open()
+        while (await owner.game(game_id))["status"] != "finished":
+            assert time.monotonic() < deadline + 60, "the game did not finish"
+            await asyncio.sleep(0.2)
+        assert agent.connections >= 2  # it reconnected
+        events = (await owner.get(f"/api/v1/games/{game_id}/events", after=0)).json()["events"]
+        played_for = [e["event"] for e in events if e["event"]["type"] == "hm.move_played_for_seat" and e["event"]["seat"] == 0]
+        assert played_for == []  # every move of seat 0 was the runner's, the failed call's default move included
+        assert [rep.kind for rep in agent.runner.reports] == ["exception"]
+        assert agent.runner.reports[0].request == calls[1]
+        assert "bug in my bot" in out.getvalue()
+    finally:
+        if agent is not None:
+            agent.stop.set()
+        gate.stop()
+        worker.stop()
