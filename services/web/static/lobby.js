@@ -1,0 +1,256 @@
+// The lobby (/): open tables, tables in play, recently finished; a "New
+// table" form built from the catalog. The lists are read again every 2 s
+// while the page is visible, and re-drawn only when something changed (so
+// focus and the reader's place stay put).
+import { api, currentPlayer, describe } from "./api.js";
+
+const REFRESH_MS = 2000;
+const LISTS = [
+  ["open", "tables-open", 20],
+  ["playing", "tables-playing", 20],
+  ["finished", "tables-finished", 10],
+];
+
+const player = await currentPlayer().catch(() => null);
+const catalog = await api("/api/v1/games/catalog");
+const byName = Object.fromEntries(catalog.map((g) => [g.game, g]));
+const status = document.getElementById("lobby-status");
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "text") el.textContent = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  el.append(...children.filter((c) => c !== null && c !== undefined));
+  return el;
+}
+
+const human = (key) => key.replace(/_/g, " ").replace(/\bms\b/, "(ms)");
+const title = (game) => byName[game]?.title ?? game;
+
+function optionsText(table) {
+  const defaults = byName[table.game]?.options ?? {};
+  const changed = Object.entries(table.options).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(defaults[k]));
+  if (!changed.length) return "standard rules";
+  return changed.map(([k, v]) => `${human(k)}: ${typeof v === "object" ? "custom" : v}`).join(", ");
+}
+
+function clockText(tc) {
+  if (!tc) return "untimed";
+  const s = Math.round(tc.move_ms / 1000);
+  const bank = tc.bank_ms ? ` + ${Math.round(tc.bank_ms / 1000)} s bank` : "";
+  return `${s} s per move${bank}`;
+}
+
+function seatItem(seat) {
+  if (!seat.taken) return h("li", { text: "Open seat" });
+  const kind = seat.kind === "bot" ? "bot" : seat.kind === "agent" ? "agent" : null;
+  return h("li", {}, seat.name ?? "?", kind ? h("span", { class: `badge ${kind}`, text: kind }) : null);
+}
+
+async function takeSeat(table, button) {
+  button.disabled = true;
+  try {
+    await api(`/api/v1/games/${table.game_id}/seats`, { method: "POST", body: {} });
+    window.location.assign(`/games/${table.game_id}`);
+  } catch (err) {
+    status.textContent = describe(err);
+    button.disabled = false;
+  }
+}
+
+function tableCard(table) {
+  const invite = `${window.location.origin}/games/${table.game_id}`;
+  const heading = `${title(table.game)}, ${table.players} players`;
+  const mine = player && table.seats.some((s) => s.taken && s.name === player.name);
+  const free = table.seats.some((s) => !s.taken);
+  const actions = h("div", { class: "actions" });
+  if (table.status === "open" && free && player && !mine) {
+    const join = h("button", { type: "button", text: "Take a seat", "aria-label": `Take a seat at ${heading}` });
+    join.addEventListener("click", () => takeSeat(table, join));
+    actions.append(join);
+  }
+  const verb = mine ? "Go to table" : table.status === "finished" ? "See the result" : "Watch";
+  actions.append(h("a", { href: `/games/${table.game_id}`, text: verb, "aria-label": `${verb}: ${heading}` }));
+  if (table.status === "open") {
+    const copy = h("button", { type: "button", class: "secondary", text: "Copy invite link", "aria-label": `Copy invite link to ${heading}` });
+    copy.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(invite);
+        status.textContent = "Invite link copied.";
+      } catch {
+        status.textContent = `Invite link: ${invite}`;
+      }
+    });
+    actions.append(copy, h("a", { class: "invite", href: invite, text: "Invite link", "aria-label": `Invite link to ${heading}` }));
+  }
+  return h(
+    "li",
+    { class: "table-card", "data-game-id": table.game_id },
+    h("article", { "aria-label": heading },
+      h("h3", {}, heading, table.ranked ? h("span", { class: "badge ranked", text: "ranked" }) : null),
+      h("p", { class: "meta", text: `${optionsText(table)} · ${clockText(table.time_control)}${table.tournament_id ? " · tournament" : ""}` }),
+      h("ol", { class: "seats", "aria-label": "Seats" }, ...table.seats.map(seatItem)),
+      actions,
+    ),
+  );
+}
+
+const drawn = {};
+
+async function refresh() {
+  try {
+    await Promise.all(LISTS.map(async ([which, id, limit]) => {
+      const page = await api(`/api/v1/games?status=${which}&limit=${limit}`);
+      const key = JSON.stringify(page.games);
+      if (drawn[which] === key) return;
+      drawn[which] = key;
+      document.getElementById(id).replaceChildren(...page.games.map(tableCard));
+    }));
+    if (status.dataset.offline) {
+      delete status.dataset.offline;
+      status.textContent = "";
+    }
+  } catch {
+    status.dataset.offline = "1";
+    status.textContent = "Cannot reach the server; trying again…";
+  }
+}
+
+let timer = null;
+function schedule() {
+  clearTimeout(timer);
+  if (document.visibilityState === "visible") timer = setTimeout(async () => { await refresh(); schedule(); }, REFRESH_MS);
+}
+document.addEventListener("visibilitychange", async () => {
+  if (document.visibilityState === "visible") await refresh();
+  schedule();
+});
+await refresh();
+schedule();
+
+// --- New table ---------------------------------------------------------------
+
+const form = document.getElementById("new-table-form");
+if (!player) {
+  document.getElementById("new-table-signin").hidden = false;
+} else {
+  buildForm();
+  form.hidden = false;
+}
+
+function field(label, input, cls = "field") {
+  return h("p", { class: cls }, h("label", { for: input.id, text: label }), input);
+}
+
+function buildForm() {
+  const game = h("select", { id: "nt-game", name: "game" }, ...catalog.map((g) => h("option", { value: g.game, text: g.title })));
+  const players = h("input", { id: "nt-players", name: "players", type: "number", required: true });
+  const options = h("fieldset", {}, h("legend", { text: "Options" }));
+  const seats = h("fieldset", {}, h("legend", { text: "Seats" }));
+  const timed = h("input", { id: "nt-timed", type: "checkbox" });
+  const moveS = h("input", { id: "nt-move-s", type: "number", min: "1", max: "3600", value: "60" });
+  const bankS = h("input", { id: "nt-bank-s", type: "number", min: "0", max: "36000", value: "0" });
+  const ranked = h("input", { id: "nt-ranked", type: "checkbox" });
+  const error = h("p", { class: "error", role: "alert", id: "nt-error" });
+  const submit = h("button", { type: "submit", text: "Create table" });
+
+  const drawOptions = () => {
+    const spec = byName[game.value];
+    options.replaceChildren(h("legend", { text: "Options" }));
+    const grid = h("div", { class: "form-grid" });
+    for (const [key, value] of Object.entries(spec.options)) {
+      const id = `nt-opt-${key}`;
+      let input;
+      if (typeof value === "boolean") {
+        input = h("input", { id, type: "checkbox", "data-option": key, "data-kind": "bool", checked: value });
+        grid.append(field(human(key), input, "field inline"));
+        continue;
+      }
+      if (typeof value === "number") input = h("input", { id, type: "number", value: String(value), "data-option": key, "data-kind": "number" });
+      else if (typeof value === "string") input = h("input", { id, type: "text", value, "data-option": key, "data-kind": "text" });
+      else {
+        input = h("textarea", { id, "data-option": key, "data-kind": "json", rows: "3" });
+        input.value = JSON.stringify(value);
+      }
+      grid.append(field(human(key), input));
+    }
+    if (!Object.keys(spec.options).length) grid.append(h("p", { class: "hint", text: "This game has no options." }));
+    options.append(grid);
+  };
+
+  const drawSeats = () => {
+    const spec = byName[game.value];
+    const n = Number(players.value);
+    const kept = [...seats.querySelectorAll("select")].map((s) => s.value);
+    seats.replaceChildren(h("legend", { text: "Seats" }), h("p", { class: "hint", text: "Seat 1 is yours." }));
+    const grid = h("div", { class: "form-grid" });
+    for (let i = 1; i < n; i++) {
+      const select = h("select", { id: `nt-seat-${i}`, "data-seat": String(i) },
+        h("option", { value: "", text: "Open seat (a person)" }),
+        ...spec.bots.map((b) => h("option", { value: b, text: `House bot: ${b}` })));
+      if (kept[i - 1] !== undefined && [...select.options].some((o) => o.value === kept[i - 1])) select.value = kept[i - 1];
+      grid.append(field(`Seat ${i + 1}`, select));
+    }
+    seats.append(grid);
+  };
+
+  const drawPlayers = () => {
+    const spec = byName[game.value];
+    players.min = String(spec.min_players);
+    players.max = String(spec.max_players);
+    const v = Number(players.value);
+    if (!v || v < spec.min_players || v > spec.max_players) players.value = String(Math.min(Math.max(v || 4, spec.min_players), spec.max_players));
+  };
+
+  game.addEventListener("change", () => { drawPlayers(); drawOptions(); drawSeats(); });
+  players.addEventListener("change", drawSeats);
+  const timing = h("fieldset", {}, h("legend", { text: "Time control" }),
+    field("Timed moves", timed, "field inline"), h("div", { class: "form-grid" }, field("Seconds per move", moveS), field("Time bank (seconds)", bankS)));
+  form.append(
+    h("div", { class: "form-grid" }, field("Game", game), field("Players", players)),
+    options, seats, timing, field("Ranked", ranked, "field inline"), h("p", {}, submit), error,
+  );
+  drawPlayers();
+  drawOptions();
+  drawSeats();
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    const spec = byName[game.value];
+    const body = { game: game.value, players: Number(players.value), options: {}, ranked: ranked.checked };
+    try {
+      for (const input of options.querySelectorAll("[data-option]")) {
+        const key = input.dataset.option;
+        const kind = input.dataset.kind;
+        let value = kind === "bool" ? input.checked : kind === "number" ? Number(input.value) : input.value;
+        if (kind === "json") {
+          try { value = JSON.parse(input.value); } catch { throw new Error(`${human(key)} is not valid JSON.`); }
+        }
+        if (JSON.stringify(value) !== JSON.stringify(spec.options[key])) body.options[key] = value;
+      }
+    } catch (err) {
+      error.textContent = err.message;
+      return;
+    }
+    if (timed.checked) body.time_control = { move_ms: Number(moveS.value) * 1000, bank_ms: Number(bankS.value) * 1000 };
+    submit.disabled = true;
+    try {
+      const table = await api("/api/v1/games", { method: "POST", body });
+      await api(`/api/v1/games/${table.game_id}/seats`, { method: "POST", body: { seat: 0 } });
+      for (const select of seats.querySelectorAll("select")) {
+        if (select.value) {
+          await api(`/api/v1/games/${table.game_id}/bots`, { method: "POST", body: { seat: Number(select.dataset.seat), bot: select.value } });
+        }
+      }
+      window.location.assign(`/games/${table.game_id}`);
+    } catch (err) {
+      error.textContent = describe(err);
+      submit.disabled = false;
+    }
+  });
+}

@@ -1,0 +1,56 @@
+"""The lobby in a real browser (issue 14): it lists tables and updates live;
+the New table form creates a table with house bots."""
+
+from __future__ import annotations
+
+import httpx
+
+from tests.web.conftest import sign_up, unique_name
+
+
+def test_lobby_lists_a_table_created_elsewhere_live(page, live):
+    page.goto("/")
+    page.get_by_role("heading", name="Open tables").wait_for()
+    # Another program opens a table while the page is open: it appears
+    # without a reload, with its seats and an invite link.
+    with httpx.Client(base_url=live.base_url) as http:
+        host = http.post("/api/v1/players", json={"name": unique_name("host")}).json()
+        r = http.post("/api/v1/games", json={"game": "cahoots", "players": 3, "ranked": True,
+                                             "time_control": {"move_ms": 45_000, "bank_ms": 0}},
+                      headers={"Authorization": f"Bearer {host['token']}"})
+        gid = r.json()["game_id"]
+        http.post(f"/api/v1/games/{gid}/seats", json={"seat": 0}, headers={"Authorization": f"Bearer {host['token']}"})
+    card = page.locator(f'li[data-game-id="{gid}"]')
+    card.wait_for()
+    assert page.locator("#tables-open").locator(f'li[data-game-id="{gid}"]').count() == 1
+    text = card.inner_text()
+    assert "Cahoots, 3 players" in text and "ranked" in text and "45 s per move" in text and host["name"] in text
+    assert card.get_by_role("link", name="Invite link to Cahoots, 3 players").get_attribute("href").endswith(f"/games/{gid}")
+
+
+def test_new_table_form_creates_a_table_with_bots(page, live):
+    name = unique_name("Cy")
+    sign_up(page, name)
+    form = page.get_by_role("form", name="New table")
+    form.get_by_label("Game").select_option(label="Kabuki (mask memory)")
+    form.get_by_label("Players").fill("3")
+    form.get_by_label("Players").dispatch_event("change")
+    # Every catalog option is offered with its default.
+    assert form.get_by_label("stop window (ms)").input_value() == "2000"
+    assert form.get_by_label("bot memory").input_value() == "perfect"
+    form.get_by_label("stop window (ms)").fill("300")
+    form.get_by_label("Seat 2").select_option("memory")
+    form.get_by_label("Seat 3").select_option("random")
+    form.get_by_label("Ranked").check()
+    form.get_by_role("button", name="Create table").click()
+    page.wait_for_url("**/games/*")
+    gid = page.url.rsplit("/", 1)[1]
+    info = httpx.get(f"{live.base_url}/api/v1/games/{gid}").json()
+    assert info["game"] == "kabuki-masks" and info["ranked"] is True
+    assert info["options"]["stop_window_ms"] == 300 and info["options"]["bot_memory"] == "perfect"
+    # Only what differs from the catalog's defaults is sent (the lobby lists it).
+    listed = httpx.get(f"{live.base_url}/api/v1/games", params={"game": "kabuki-masks", "limit": 100}).json()["games"]
+    assert next(g for g in listed if g["game_id"] == gid)["options"] == {"stop_window_ms": 300}
+    assert [(s["name"], s["kind"], s["bot"]) for s in info["seats"]] == [
+        (name, "human", None), ("memory bot", "bot", "memory"), ("random bot", "bot", "random")]
+    assert info["status"] in ("playing", "finished")
