@@ -1,0 +1,83 @@
+"""`hanamichi arena` (issue 17) against a deliberately buggy bot: every
+illegal answer, exception and timeout is reported, and each one's
+`--replay SEED:STEP` reproduces it; seats rotate; the request is exactly the
+service's JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import msgspec
+
+from engines.registry import get_game
+from services.kit.arena import arena, play_games
+from tests.conftest import ROOT
+
+BASE = ["--game", "kabuki-tricks", "--players", "4", "--vs", "heuristic", "--seed", "5", "--deadline-ms", "20"]
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "services.cli", "arena", "tests/service/buggy_bot.py:act", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_arena_reports_each_failure_kind_with_a_working_replay():
+    out = _cli(*BASE, "--games", "4", "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert list(report) == ["games", "win_rate", "win_rate_ci95", "mean_score_by_seat", "move_ms_p50", "move_ms_p99",
+                            "illegal", "errors", "failures"]
+    assert report["games"] == 4
+    kinds = {f["kind"] for f in report["failures"]}
+    assert kinds == {"exception", "illegal", "timeout"}
+    assert report["illegal"] == sum(1 for f in report["failures"] if f["kind"] == "illegal") > 0
+    assert report["errors"] == sum(1 for f in report["failures"] if f["kind"] != "illegal") > 0
+    low, high = report["win_rate_ci95"]
+    assert 0 <= low <= report["win_rate"] <= high <= 1
+    for kind in ("exception", "illegal", "timeout"):
+        failure = next(f for f in report["failures"] if f["kind"] == kind)
+        again = _cli(*BASE, "--replay", f"{failure['seed']}:{failure['step']}", "--json")
+        assert again.returncode == 1, again.stdout + again.stderr  # the failure reproduces
+        found = json.loads(again.stdout)
+        assert found["seed"] == failure["seed"] and found["step"] == failure["step"]
+        assert found["request"]["game"] == "kabuki-tricks" and found["request"]["legal_actions"]
+        if kind == "exception":
+            assert "ZeroDivisionError: buggy bot" in found["error"]
+        elif kind == "illegal":
+            assert found["answer"] == {"type": "play", "card": 9999} and found["legal"] is False
+        else:
+            assert found["late"] is True and found["ms"] > 20
+
+
+def test_arena_rotates_the_seat_and_sends_the_services_json():
+    game = get_game("cahoots")
+    options = game.make_options({})
+    seen: list[dict] = []
+
+    def act(request: dict):
+        seen.append(request)
+        return request["legal_actions"][-1]
+
+    records = play_games(act, game, 3, options, 9, range(6), ["heuristic", "heuristic"])
+    assert [r["seat"] for r in records] == [(9 * 1_000_003 + k) % 3 for k in range(6)]
+    assert {r["seat"] for r in records} == {0, 1, 2}
+    assert all(r["failures"] == [] for r in records)
+    first = seen[0]
+    assert list(first) == ["game", "game_id", "seat", "version", "view", "legal_actions", "deadline_ms", "time_bank_ms"]
+    # The view is the seat's own view, as the push call encodes it (msgspec JSON).
+    from engines.playout import Playout
+
+    playout = Playout(game, 3, options, 9 * 1_000_003, ["heuristic"] * 3)
+    seat = first["seat"]
+    while seat not in game.to_act(playout.state):
+        playout.step()
+    assert first["view"] == json.loads(msgspec.json.encode(game.view(playout.state, seat)))
+
+
+def test_arena_jobs_give_the_same_figures_as_one_process():
+    one = arena("examples/agent.py:act", "kabuki-tricks", 4, 8, 2, ["heuristic"] * 3, jobs=1)
+    two = arena("examples/agent.py:act", "kabuki-tricks", 4, 8, 2, ["heuristic"] * 3, jobs=2)
+    for key in ("games", "win_rate", "win_rate_ci95", "mean_score_by_seat", "illegal", "errors", "failures"):
+        assert one[key] == two[key], key
