@@ -40,6 +40,9 @@ def add_bench_parser(sub) -> None:
     from services.bench_agents import add_agents_parser
 
     add_agents_parser(which)
+    from services.bench_spectators import add_spectators_parser
+
+    add_spectators_parser(which)
 
 
 def _add_tournament_parser(which) -> None:
