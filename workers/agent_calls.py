@@ -7,20 +7,29 @@ with no redirects, a size cap and a timeout of the time the seat has left
 `agent:<seat>:<version>`). A late, unreachable, crashing or malformed answer,
 or an illegal action, makes the service play the default move and record
 why (GameService.play_for_seat). Each call is a row of agent_turns: answer
-time and what it took from the time bank."""
+time and what it took from the time bank.
+
+A turn is called when the seat can act (services/turns.opens_at), with the
+actions `decide` accepts at the server's clock: a Kabuki masks placer once the
+stop window has passed (issue 11 item 19). An optional call (`optional: true`,
+a Stop during the window, KM-2) may be declined with `{"action": null}`; it has
+no default move, no strike and no bank, and is not a row of agent_turns."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
+from collections import Counter
 
 import httpx
 import msgspec
 
 from services.agents import AgentSettings, EndpointRefused, resolve_endpoint, signed_headers
 from services.errors import BadRequest, Conflict, ServiceError, Unprocessable
+from services.games import now_ms
 from services.runtime import Runtime
+from services.turns import chance_now, opens_at
 from services import metrics
 
 log = logging.getLogger("hanamichi.agent_calls")
@@ -30,6 +39,10 @@ logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per agent call is
 
 class _Answer(msgspec.Struct):
     action: dict
+
+
+class _OptionalAnswer(msgspec.Struct):
+    action: dict | None = None  # null (or no field): the agent lets the chance pass
 
 
 class AgentCaller:
@@ -42,38 +55,64 @@ class AgentCaller:
             headers={"User-Agent": "hanamichi-agent-caller/1"},
         )
         self._tasks: set[asyncio.Task] = set()
+        self.outcomes: Counter = Counter()  # calls settled, by outcome (workers/summary.py)
 
     async def close(self) -> None:
         await self.http.aclose()
 
-    def call_soon(self, game_id: str, version: int, seat: int, committed_ms: float) -> None:
+    def call_soon(self, game_id: str, version: int, seat: int, committed_ms: float, delay_ms: int = 0,
+                  optional: bool = False) -> None:
         """The direct path: a commit made in this worker calls the next
-        agent at once, without the queue (the backstop deadline still stands)."""
-        task = asyncio.ensure_future(self._call_logged(game_id, version, seat, committed_ms))
+        agent without the queue, `delay_ms` from now (when its turn opens;
+        the backstop deadline still stands)."""
+        task = asyncio.ensure_future(self._call_logged(game_id, version, seat, committed_ms, delay_ms, optional))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _call_logged(self, game_id: str, version: int, seat: int, committed_ms: float) -> None:
+    async def _call_logged(self, game_id: str, version: int, seat: int, committed_ms: float, delay_ms: int,
+                           optional: bool) -> None:
         try:
-            await self.call(game_id, version, seat, committed_ms)
+            if delay_ms > 0:
+                await asyncio.sleep(delay_ms / 1000)
+            if optional:
+                await self.offer(game_id, version, seat)
+            else:
+                await self.call(game_id, version, seat, committed_ms)
         except Exception:
             log.exception("agent call %s@%s seat %s failed", game_id, version, seat)
 
-    async def call(self, game_id: str, version: int, seat: int, committed_ms: float) -> str:
-        games, agents = self.rt.games, self.rt.agents
+    async def _at(self, game_id: str, version: int):
+        """The table, if it is still at `version` and in play."""
+        games = self.rt.games
         table = await games.load(game_id)
         if table.version < version:
             await games.refresh(table)
         if table.version != version or table.state is None or table.over:
+            return None
+        return table
+
+    async def call(self, game_id: str, version: int, seat: int, committed_ms: float) -> str:
+        games, agents = self.rt.games, self.rt.agents
+        table = await self._at(game_id, version)
+        if table is None:
             return "stale"
         holder = table.seats[seat]
         if holder is None or holder.bot is not None or holder.kind != "agent" or seat not in table.game.waiting_for(table.state):
             return "stale"
+        # Called a little early (a queue's or a clock's slack): the turn opens
+        # when the seat can act (item 19), so wait for that, then look again.
+        wait_ms = opens_at(table, seat, now_ms()) - now_ms()
+        if wait_ms > 0:
+            await asyncio.sleep(wait_ms / 1000 + 0.001)
+            await games.refresh(table)
+            if table.version != version or table.over:
+                return "stale"
         agent, bank_used = await agents.for_turn(holder.player_id, game_id, seat)
         move_ms, bank_ms = self.settings.time_control(table.time_control)
         bank_left = max(0, bank_ms - bank_used)
         game = table.game
-        legal = game.legal_actions(table.state, seat)
+        # What decide accepts now (the server's clock), never more (item 19).
+        legal = game.legal_actions(table.state, seat, now_ms())
         body = msgspec.json.encode({
             "game": game.name, "game_id": game_id, "seat": seat, "version": version,
             "view": game.view(table.state, seat), "legal_actions": legal,
@@ -105,7 +144,45 @@ class AgentCaller:
             )
         finally:
             agents.release_charge(game_id, seat, overdraft)
+        self.outcomes[outcome] += 1
         return outcome
+
+    async def offer(self, game_id: str, version: int, seat: int) -> str:
+        """An optional action (a Stop while the window is open, KM-2): the
+        agent may answer one of legal_actions, or `{"action": null}`. We wait
+        at most the move's time; whatever comes back (nothing, garbage, an
+        action refused or too late) costs the seat nothing."""
+        table = await self._at(game_id, version)
+        if table is None:
+            return "stale"
+        holder = table.seats[seat]
+        if holder is None or holder.bot is not None or holder.kind != "agent":
+            return "stale"
+        legal = chance_now(table, seat, now_ms())
+        if not legal:
+            return "stale"
+        agent = await self.rt.agents.get(holder.player_id)
+        if agent is None or agent.mode != "push" or agent.status == "deleted":
+            return "stale"
+        move_ms, _bank_ms = self.settings.time_control(table.time_control)
+        game = table.game
+        body = msgspec.json.encode({
+            "game": game.name, "game_id": game_id, "seat": seat, "version": version,
+            "view": game.view(table.state, seat), "legal_actions": legal,
+            "deadline_ms": move_ms, "time_bank_ms": 0, "optional": True,
+        })
+        reason, detail, raw, answered_ms, _answer = await self._post(
+            agent, body, move_ms, f"{game_id}:{version}:{seat}:chance", _OptionalAnswer
+        )
+        if reason is not None or raw is None:
+            return "passed"
+        try:
+            await self.rt.games.act(game_id, seat, raw, f"agent:{seat}:{version}:chance", expected_version=version,
+                                    received_ms=int(answered_ms))
+        except ServiceError as err:  # e.g. already_called, version_conflict: the chance went to another
+            log.debug("optional answer of %s@%s seat %s refused: %s", game_id, version, seat, err.message)
+            return "refused"
+        return "ok"
 
     async def _settle(self, game_id: str, version: int, seat: int, reason: str | None, detail: str,
                       raw, answered_ms: float | None) -> tuple[str, str]:
@@ -137,7 +214,7 @@ class AgentCaller:
                 outcome = "stale"
         return outcome, detail
 
-    async def _post(self, agent, body: bytes, budget_ms: int, delivery: str):
+    async def _post(self, agent, body: bytes, budget_ms: int, delivery: str, answer_type=_Answer):
         """(reason, detail, action, answered_ms, answer); reason None when the
         answer is usable. `answer` is the first ANSWER_HEAD bytes of the body
         (or of an HTTP error's body), for the owner's turn log (issue 12)."""
@@ -178,7 +255,7 @@ class AgentCaller:
         if resp.status_code != 200:
             return "invalid_response", f"HTTP {resp.status_code}", None, answered_ms, head
         try:
-            answer = msgspec.json.decode(data, type=_Answer)
+            answer = msgspec.json.decode(data, type=answer_type)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
             return "invalid_response", f"not {{\"action\": {{...}}}}: {exc}"[:200], None, answered_ms, head
         return None, "", answer.action, answered_ms, head
@@ -212,8 +289,11 @@ async def close_caller(runtime: Runtime) -> None:
         await caller.close()
 
 
-async def call_agent(ctx: dict, game_id: str, version: int, seat: int, committed_ms: float) -> str:
+async def call_agent(ctx: dict, game_id: str, version: int, seat: int, committed_ms: float,
+                     optional: bool = False) -> str:
     try:
+        if optional:
+            return await _caller(ctx).offer(game_id, version, seat)
         return await _caller(ctx).call(game_id, version, seat, committed_ms)
     except ServiceError as err:
         log.warning("agent call %s@%s seat %s: %s", game_id, version, seat, err.message)

@@ -14,9 +14,11 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services import constants as K
 from services.config import Settings
+from services.metrics import serve_for_worker, timed_job
 from services.runtime import Runtime
 from services.scheduler import redis_settings
 from workers.agent_calls import call_agents_directly, close_caller
+from workers.summary import summarise
 from workers.jobs import FUNCTIONS, reconcile
 from services.ratings import RatingsProjector
 
@@ -40,6 +42,17 @@ class ResilientWorker(Worker):
 
     _down_since: float | None = None
     _backoff_s: float = 0.1
+
+    async def main(self) -> None:
+        # Quiet by default (issue 12): INFO says start, stop and a summary
+        # every few minutes (workers/summary.py); each job is DEBUG at most.
+        log.info("worker started (pid %s, %d job kinds)", os.getpid(), len(self.functions))
+        summary = asyncio.create_task(summarise(self))
+        try:
+            await super().main()
+        finally:
+            summary.cancel()
+            log.info("worker stopped (pid %s)", os.getpid())
 
     async def _poll_iteration(self) -> None:
         try:
@@ -78,7 +91,7 @@ def build_worker(settings: Settings) -> Worker:
 
     return ResilientWorker(
         functions=FUNCTIONS,
-        cron_jobs=[cron(reconcile, second=set(range(0, 60, 5)), run_at_startup=False, unique=True)],
+        cron_jobs=[cron(timed_job(reconcile), second=set(range(0, 60, 5)), run_at_startup=False, unique=True)],
         queue_name=K.ARQ_QUEUE,
         redis_settings=redis_settings(settings.redis_url),
         on_startup=on_startup,
@@ -97,6 +110,7 @@ def run_worker(settings: Settings) -> None:
     """Run until a signal stops it. A start that fails (Redis or PostgreSQL
     not there yet, or gone while starting) is retried with a backoff, so a
     worker started during an outage waits for it to end instead of exiting."""
+    serve_for_worker()  # HANAMICHI_METRICS_PORT: this worker's own /metrics (k8s)
     backoff_s = 1.0
     while True:
         worker = build_worker(settings)
