@@ -23,6 +23,7 @@ from services.players import NAME_INDEX, name_taken
 from services.routes_accounts import ROUTES as ACCOUNT_ROUTES
 from services.routes_agents import ROUTES as AGENT_ROUTES
 from services.routes_games import ROUTES
+from services.routes_lobby import ROUTES as LOBBY_ROUTES
 from services.routes_tournaments import ROUTES as TOURNAMENT_ROUTES
 from services.routes_verify import ROUTES as VERIFY_ROUTES
 from services.routes_watch import ROUTES as WATCH_ROUTES
@@ -131,7 +132,7 @@ def create_app(settings: Settings) -> Litestar:
 
     return Litestar(
         route_handlers=[
-            *document_routes([*ROUTES, *VERIFY_ROUTES, *TOURNAMENT_ROUTES, *AGENT_ROUTES, *ACCOUNT_ROUTES, *WATCH_ROUTES]),
+            *document_routes([*ROUTES, *VERIFY_ROUTES, *TOURNAMENT_ROUTES, *AGENT_ROUTES, *ACCOUNT_ROUTES, *LOBBY_ROUTES, *WATCH_ROUTES]),
             assets_router(), *PAGE_ROUTES, static_router(),
         ],
         middleware=[SessionMiddleware],

@@ -78,6 +78,7 @@ class GameService:
 
     async def create_game(
         self, player: Player, name: str, players: int, options: dict, ranked: bool, time_control: dict | None = None,
+        bot_delay_ms: int | None = None,
     ) -> Table:
         try:
             game = get_game(name)
@@ -89,10 +90,10 @@ class GameService:
         seed = secrets.randbits(62)
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(
-                "INSERT INTO games (game_id, game, players, options, ranked, seed, created_by, time_control)"
-                " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7::text::uuid, $8::jsonb)",
+                "INSERT INTO games (game_id, game, players, options, ranked, seed, created_by, time_control, bot_delay_ms)"
+                " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7::text::uuid, $8::jsonb, $9)",
                 game_id, game.name, players, msgspec.json.encode(options).decode(), ranked, seed, player.player_id,
-                msgspec.json.encode(time_control).decode() if time_control else None,
+                msgspec.json.encode(time_control).decode() if time_control else None, bot_delay_ms,
             )
             await self.store.create_stream(game_id, "game", conn)
         return await self.tables.get(game_id)

@@ -27,6 +27,7 @@ from services.games import GameService, Outcome, result_shown
 from services.httpinput import parse_version
 from services.players import Player, Players
 from services.tables import Table, engine_events
+from services.clocks import seat_clocks
 from services.turns import TurnTeller, legal_now
 from services.sse import KEEPALIVE
 from services.watchers import Watching
@@ -54,6 +55,9 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True):
     options: dict[str, Any] = {}
     ranked: bool = False
     time_control: TimeControl | None = None
+    # How long house bots wait before each move, so people can follow them
+    # (issue 14); omitted: HANAMICHI_TABLE_BOT_DELAY_MS (700).
+    bot_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=10_000)] | None = None
 
 
 class TakeSeat(msgspec.Struct, forbid_unknown_fields=True):
@@ -79,6 +83,12 @@ class SeatInfo(msgspec.Struct):
     bot: str | None = None
 
 
+class SeatClock(msgspec.Struct):
+    seat: int
+    deadline_ms: int
+    bank_ms: int
+
+
 class GameInfo(msgspec.Struct):
     game_id: str
     game: str
@@ -94,6 +104,13 @@ class GameInfo(msgspec.Struct):
     view: Any
     result: Any = None
     time_control: dict | None = None
+    bot_delay_ms: int | None = None  # None: the server's setting (tournaments, sparring: instant)
+    # The server's clock when this was read, so a page counts deadlines down
+    # by the server's time, not the browser's (issue 14).
+    server_time_ms: int = 0
+    # On a timed table in play: each awaited seat's deadline (epoch ms) and
+    # the time bank it has left beyond it.
+    clock: list[SeatClock] | None = None
     # Streams open on this table without a seat, over every API process
     # (services/watchers.py); None when it cannot be counted (Redis down).
     spectators: int | None = None
@@ -179,6 +196,8 @@ def game_info(table: Table, player: Player | None) -> GameInfo:
         view=game.view(state, seat) if started and not embargo.withheld(table, seat) else None,
         result=result_shown(table) if table.disclosed else None,
         time_control=effective_time_control(table),
+        bot_delay_ms=table.bot_delay_ms,
+        server_time_ms=int(time.time() * 1000),
     )
 
 
@@ -238,6 +257,7 @@ async def create_game(state: State, data: NewGame, authorization: Auth) -> GameI
     table = await _games(state).create_game(
         player, data.game, data.players, data.options, data.ranked,
         msgspec.to_builtins(data.time_control) if data.time_control else None,
+        state.settings.table_bot_delay_ms if data.bot_delay_ms is None else data.bot_delay_ms,
     )
     return game_info(table, player)
 
@@ -247,6 +267,8 @@ async def read_game(state: State, game_id: str, authorization: Auth) -> GameInfo
     player = await _viewer(state, authorization)
     table = await _games(state).load(game_id)
     info = game_info(table, player)
+    if info.time_control is not None and info.status == "playing":
+        info.clock = await seat_clocks(state, table, info.time_control)
     info.spectators = await state.runtime.watchers.one(table.game_id)
     return info
 
