@@ -18,6 +18,9 @@ from services.config import Settings
 from services.docs_ui import assets_router, openapi_config
 from services.errors import RETRY_AFTER_S, ServiceError, outage_types, unavailable_body
 from services.httpinput import refuse_nul
+from services import logs
+from services.metrics import metrics_route
+from services.observe import observe_requests
 from services.ratelimit import RateLimiter, limit_agents
 from services.players import NAME_INDEX, name_taken
 from services.routes_accounts import ROUTES as ACCOUNT_ROUTES
@@ -133,9 +136,9 @@ def create_app(settings: Settings) -> Litestar:
     return Litestar(
         route_handlers=[
             *document_routes([*ROUTES, *VERIFY_ROUTES, *TOURNAMENT_ROUTES, *AGENT_ROUTES, *ACCOUNT_ROUTES, *LOBBY_ROUTES, *WATCH_ROUTES]),
-            assets_router(), *PAGE_ROUTES, static_router(),
+            assets_router(), *PAGE_ROUTES, static_router(), metrics_route,
         ],
-        middleware=[SessionMiddleware],
+        middleware=[observe_requests, SessionMiddleware],  # observe first: it sees every response's status
         lifespan=[lifespan],
         before_request=_before_request,
         request_max_body_size=settings.max_body_bytes,
@@ -155,4 +158,5 @@ def create_app(settings: Settings) -> Litestar:
 
 def app_from_env() -> Litestar:
     """For `uvicorn --factory services.app:app_from_env`."""
+    logs.configure()  # JSON lines, quiet when idle (services/logs.py)
     return create_app(Settings.from_env())

@@ -25,6 +25,13 @@ def _die_with_parent() -> None:
         pass
 
 
+def _forget_metrics(pid: int) -> None:
+    # Its live gauges (open SSE streams...) must stop counting in /metrics.
+    from services.metrics import process_dead
+
+    process_dead(pid)
+
+
 class Supervised:
     """One child command, restarted with a backoff whenever it exits."""
 
@@ -54,6 +61,7 @@ class Supervised:
             if proc is None or proc.poll() is None:
                 continue
             ran_s = time.monotonic() - self.started_at
+            _forget_metrics(proc.pid)
             if ran_s > 30:
                 backoff_s = 0.5  # it ran for a while: not a crash loop
             print(f"hanamichi: {self.name} (pid {proc.pid}) exited with code {proc.returncode}; "

@@ -6,7 +6,9 @@ import argparse
 import json
 import logging
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 
@@ -86,6 +88,9 @@ def _serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    metrics_dir = _metrics_dir()  # before prometheus-client is imported (services/metrics.py)
+    if args.access_log:
+        os.environ["HANAMICHI_ACCESS_LOG"] = "1"
     from services.app import create_app
     from services.config import Settings
 
@@ -123,7 +128,10 @@ def _serve(args: argparse.Namespace) -> int:
         # per address (services/httpserver.py, issue 11 item 16).
         from services.httpserver import GuardedHttpProtocol
 
-        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level, access_log=False,
+        # log_config=None: uvicorn's lines go through our JSON handler (services/logs.py);
+        # the access log is ours too (services/observe.py).
+        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level.lower(),
+                    access_log=False, log_config=None,
                     timeout_graceful_shutdown=SHUTDOWN_GRACE_S, http=GuardedHttpProtocol,
                     timeout_keep_alive=int(os.environ.get("HANAMICHI_KEEPALIVE_S", "5")))
     finally:
@@ -135,7 +143,20 @@ def _serve(args: argparse.Namespace) -> int:
         if embedded is not None:
             embedded.stop()
             print("hanamichi: embedded servers stopped", flush=True)
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0
+
+
+def _metrics_dir() -> str | None:
+    """serve runs several processes (the API, its worker): their Prometheus
+    figures meet in PROMETHEUS_MULTIPROC_DIR, a fresh folder of this run
+    (returned to remove at exit) unless the operator set one."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return None
+    folder = tempfile.mkdtemp(prefix="hanamichi-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
+    return folder
 
 
 def _settings_with_servers():
@@ -187,7 +208,6 @@ def _ratings(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     parser = argparse.ArgumentParser(prog="hanamichi", description="Hanamichi: online tournaments for card games")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -213,7 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     serve = sub.add_parser("serve", help="run the API (embedded PostgreSQL/Redis unless DATABASE_URL/REDIS_URL)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--log-level", default="warning")
+    serve.add_argument("--log-level", default=os.environ.get("HANAMICHI_LOG_LEVEL", "info"),
+                       help="debug, info (default; an idle server writes nothing), warning, error")
+    serve.add_argument("--access-log", action="store_true", help="a JSON line per request (or HANAMICHI_ACCESS_LOG=1)")
     serve.add_argument("--no-worker", action="store_true", help="run the API only (workers run elsewhere)")
     serve.set_defaults(run=_serve)
 
@@ -233,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     add_kit_parsers(sub)
 
     args = parser.parse_args(argv)
+    from services import logs
+
+    logs.configure(getattr(args, "log_level", None))  # JSON lines, quiet when idle
     return args.run(args)
 
 

@@ -18,10 +18,13 @@ processes serialise on the lock; group commit is what keeps that cheap.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import asyncpg
+
+from services import metrics
 
 APPEND_LOCK = 7_240_002
 
@@ -147,6 +150,7 @@ class EventStore:
                 c_commands.append(item.command[0])
                 c_outcomes.append(item.command[1])
                 c_seats.append(item.seat)
+        started = time.perf_counter()
         try:
             async with self.pool.acquire() as conn, conn.transaction():
                 await conn.execute("SELECT pg_advisory_xact_lock($1)", APPEND_LOCK)
@@ -169,6 +173,8 @@ class EventStore:
             return
         self.batches += 1
         self.appends += len(batch)
+        metrics.since(metrics.COMMIT_SECONDS, started)
+        metrics.COMMIT_BATCH_SIZE.observe(len(batch))
         committed = {r["stream_id"] for r in rows}
         for item in batch:
             if item.done.done():

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 
 from services import constants as K
+from services import metrics
 from services.eventstore import EventStore
 
 log = logging.getLogger("hanamichi.fanout")
@@ -48,6 +50,7 @@ class Publisher:
         # version at each subscriber).
         self.local: Callable[[Notice], None] | None = None
         self._pending: list[Notice] = []
+        self._queued_at: list[float] = []  # perf_counter() of each pending notice (commit-to-publish lag)
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
         self.failures = 0
@@ -57,6 +60,7 @@ class Publisher:
         if self.local is not None:
             self.local(notice)
         self._pending.append(notice)
+        self._queued_at.append(time.perf_counter())
         self._wake.set()
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run())
@@ -67,6 +71,7 @@ class Publisher:
             self._wake.clear()
             while self._pending:
                 batch, self._pending = self._pending, []
+                queued, self._queued_at = self._queued_at, []
                 try:
                     async with self.redis.pipeline(transaction=False) as pipe:
                         for n in batch:
@@ -77,6 +82,7 @@ class Publisher:
                                 approximate=True,
                             )
                         await pipe.execute()
+                    metrics.lag(metrics.COMMIT_TO_PUBLISH, queued, time.perf_counter())
                 except Exception as exc:  # Redis down: subscribers catch up from PostgreSQL
                     self.failures += 1
                     log.warning("fan-out publish failed (%s); readers will resync from PostgreSQL", exc)
@@ -197,6 +203,7 @@ class Hub:
             for _stream, entries in reply:
                 for entry_id, fields in entries:
                     last_id = entry_id
+                    metrics.delivered(entry_id)  # the entry id is Redis's clock at the XADD
                     stream_id = fields[K.F_STREAM.encode()].decode()
                     last = int(fields[K.F_LAST.encode()])
                     if last > self.latest.get(stream_id, 0):

@@ -15,7 +15,7 @@ import msgspec
 
 from engines.core import Ctx, OptionsError, RuleError
 from engines.registry import get_game
-from services import embargo
+from services import embargo, logs, metrics
 from services.background import spawn
 from services.errors import BadRequest, Conflict, Forbidden, Unavailable, Unprocessable
 from services.eventstore import EventStore, VersionConflict
@@ -203,6 +203,7 @@ class GameService:
                 raise Forbidden("not_seated", "you hold no seat at this table")
             if command_id.startswith(SERVER_PREFIXES):
                 raise BadRequest("bad_command_id", f"command ids starting with {', '.join(SERVER_PREFIXES)} are the server's")
+        logs.bind(seat=seat)  # the request's log lines (services/logs.py)
         action = raw_action if isinstance(raw_action, msgspec.Struct) else None  # house bots pass engine actions
         for _attempt in range(3):
             async with table.lock:
@@ -283,6 +284,7 @@ class GameService:
                 await self._commit_command(table, seat, f"{AUTO_PREFIX}{seat}:{table.version}", prefix + events)
             except VersionConflict:
                 return False
+            metrics.STRIKES.labels(reason).inc()
             return True
 
     async def _commit_command(self, table: Table, seat: int | None, command_id: str, events: list) -> tuple[Outcome, list]:

@@ -22,7 +22,8 @@ from services import embargo
 from engines.timecontrol import TimeControl
 from services.api_types import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
 from services.agents import AgentSettings
-from services.errors import BadRequest, Unprocessable
+from services.errors import BadRequest, ServiceError, Unprocessable
+from services import metrics
 from services.games import GameService, Outcome, result_shown
 from services.httpinput import parse_version
 from services.players import Player, Players
@@ -296,11 +297,16 @@ async def submit_action(state: State, game_id: str, data: Submit, authorization:
     try:
         table, outcome, _ = await games.act(game_id, player, data.action, data.command_id, data.expected_version)
     except Unprocessable as err:
+        metrics.refused(err.code)
         if player.kind == "agent":
             # A pull agent refused until its deadline is struck `illegal_action`
             # with this refusal as detail, not `timeout` (issue 12).
             await state.runtime.agents.note_refusal(game_id, player.player_id, f"{err.code}: {err.message}")
         raise
+    except ServiceError as err:
+        metrics.refused(err.code)
+        raise
+    metrics.ACTIONS_ACCEPTED.inc()
     # Wall-clock time just after the commit: lets a load generator on the
     # same machine measure commit-to-SSE delay.
     return Response(
@@ -353,7 +359,7 @@ async def stream(request: Request, state: State, game_id: str, authorization: Au
     games = _games(state)
     table = await games.load(game_id)
     last = resume_point(request)
-    return ServerSentEvent(_sse(state, games, table, player, last), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return ServerSentEvent(metrics.sse_stream("game", _sse(state, games, table, player, last)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 def resume_point(request: Request) -> int:

@@ -21,6 +21,7 @@ from services.ratings import PROVISIONAL_SIGMA
 from services.routes_games import resume_point
 from services.tournaments import TournamentService
 from services.sse import KEEPALIVE
+from services import metrics
 
 Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
 
@@ -122,7 +123,7 @@ async def tournament_stream(request: Request, state: State, tournament_id: str) 
                     yield ServerSentEventMessage(data='{"status": "%s"}' % current.state.status, event="end", id=sent)
                     return
 
-    return ServerSentEvent(messages(), headers={"Cache-Control": "no-store"})
+    return ServerSentEvent(metrics.sse_stream("tournament", messages()), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 def _rating_row(r) -> dict:

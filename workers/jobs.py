@@ -9,6 +9,7 @@ import logging
 from arq.worker import func
 
 from services.deadlines import STRIKE_LIMIT
+from services.metrics import timed_job
 from services.runtime import Runtime
 from workers.agent_calls import agent_deadline, call_agent
 
@@ -49,7 +50,8 @@ async def reconcile(ctx: dict) -> dict:
 
 # Agent calls last as long as a move's time plus the bank: their own timeout.
 # One try: if the worker dies mid-call, the call's backstop deadline plays.
+# Each timed and its failures counted by name (services/metrics.py).
 FUNCTIONS = [
-    start_tournament, record_table, move_deadline,
-    func(call_agent, name="call_agent", timeout=3600, max_tries=1, keep_result=0), agent_deadline,
+    timed_job(start_tournament), timed_job(record_table), timed_job(move_deadline),
+    func(timed_job(call_agent), name="call_agent", timeout=3600, max_tries=1, keep_result=0), timed_job(agent_deadline),
 ]
