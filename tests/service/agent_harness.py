@@ -8,6 +8,7 @@ import asyncio
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import httpx
@@ -94,6 +95,10 @@ async def register_agent(owner: ApiClient, name: str, games: list[str], endpoint
     if mode is not None:
         body["mode"] = mode
     r = await owner.post("/api/v1/agents", body)
+    if r.status_code == 409 and r.json()["code"] == "name_taken":
+        # Names are unique (issue 14) and tests of one run share a database.
+        body["name"] = f"{name}-{uuid.uuid4().hex[:6]}"
+        r = await owner.post("/api/v1/agents", body)
     assert r.status_code == 201, r.text
     return r.json()
 
