@@ -48,7 +48,9 @@ class Playout:
         self.players = players
         self.options = options
         self.rng = random.Random(seed)
-        self.bots = [game.bots[name](seat, options) for seat, name in enumerate(bots)]
+        # A name is a house bot made here; a bot object (an expert given a
+        # clock by its caller, the arena's author seat) is used as it is.
+        self.bots = [game.bots[name](seat, options) if isinstance(name, str) else name for seat, name in enumerate(bots)]
         # Only bots that remember (KM memory bot) pay for per-seat redaction.
         self._observers = [(seat, bot) for seat, bot in enumerate(self.bots) if getattr(bot, "observes", False)]
         self.hook = hook

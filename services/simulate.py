@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from engines.core import Game
+from engines.expert import make_bot
 from engines.playout import Playout
 
 
@@ -24,7 +25,9 @@ def simulate(game: Game, players: int, games: int, seed: int, bots: list[str], o
     started = time.perf_counter()
     for number in range(games):
         # Seats keep their bots; each game gets its own deal from (seed, number).
-        playout = Playout(game, players, table_options, seed * 1_000_003 + number, bots)
+        # The expert searches for its time budget by this process's clock.
+        seated = [make_bot(game, name, seat, table_options, clock=time.perf_counter) for seat, name in enumerate(bots)]
+        playout = Playout(game, players, table_options, seed * 1_000_003 + number, seated)
         state = playout.run()
         actions += playout.actions
         result = game.result(state)

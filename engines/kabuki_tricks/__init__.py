@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from engines.core import Game
+from engines.expert import expert_factory
 
 from .actions import AnyAction
 from .bots import HeuristicBot, RandomBot
 from .events import DEAL_TAGS, AnyEvent
+from .expert import SEARCH
 from .options import Options
 from .rules import decide, is_over, legal_actions, result, start, to_act
 from .state import evolve
@@ -35,7 +37,7 @@ GAME = Game(
     redact=redact,
     is_over=is_over,
     result=result,
-    bots={"random": RandomBot, "heuristic": HeuristicBot},
+    bots={"random": RandomBot, "heuristic": HeuristicBot, "expert": expert_factory(lambda: GAME, SEARCH)},
     hidden_cards=hidden_cards,
     revealed_cards=revealed_cards,
     all_cards=all_cards,

@@ -33,6 +33,7 @@ from typing import Any, Callable
 import msgspec
 
 from engines.core import Game
+from engines.expert import make_bot
 from engines.playout import Playout
 
 SEED_STRIDE = 1_000_003
@@ -119,11 +120,12 @@ def _make_playout(fn, game: Game, players: int, options: Any, seed_of_game: int,
                   deadline_ms: int, bank_ms: int, stop_at: int | None = None) -> tuple[Playout, AuthorSeat]:
     seat = author_seat(seed_of_game, players)
     author = AuthorSeat(fn, game, seat, seed_of_game, deadline_ms, bank_ms, stop_at)
-    names = list(vs)
-    names.insert(seat, "random")  # a placeholder, replaced by the author's seat below
+    others = iter(vs)
+    # The expert searches by this process's clock for its budget.
+    seated = [author if s == seat else make_bot(game, next(others), s, options, clock=time.perf_counter)
+              for s in range(players)]
     random.seed(seed_of_game)  # the author's own `random` replays too
-    playout = Playout(game, players, options, seed_of_game, names)
-    playout.bots[seat] = author
+    playout = Playout(game, players, options, seed_of_game, seated)
     author.playout = playout
     return playout, author
 

@@ -1,0 +1,157 @@
+"""The `expert` house bot (issue 17): determinised search, the same for every game.
+
+At each decision with more than one legal action it repeatedly
+1. samples a *world*: the seat's own redacted events, with every hidden card
+   filled in at random consistently with what the seat has seen (each game's
+   `determinize`, in its expert.py; the expert is given nothing else: the
+   events it observed as its seat and the view);
+2. folds it, and scores every candidate action by a fast playout with the
+   heuristic bots to the end of the round (or game): the seat's score lead
+   over the best other seat (`evaluate`);
+and plays the candidate with the best mean. Every candidate is scored in the
+same worlds with the same playout seeds, so that the comparison is not noise.
+
+Engines stay pure: the randomness is the `rng` handed to `act`, and time is a
+`clock` handed in by the caller (services pass `time.perf_counter`). With a
+clock the bot searches for `budget_ms` per move (default 50 ms); without one
+it plays a fixed number of worlds (`worlds`), which makes it deterministic
+(golden files, tests)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engines.core import Ctx, Game, RuleError
+
+DEFAULT_BUDGET_MS = 50
+DEFAULT_WORLDS = 6
+# Stop starting work once this share of the budget is spent: one more
+# playout must still fit in it (the budget is a p99 bound, not a target).
+BUDGET_SHARE = 0.6
+MAX_PLAYOUT_STEPS = 2000
+
+
+@dataclass(frozen=True)
+class Search:
+    """One game's part: how to sample a world and read a playout's outcome."""
+
+    determinize: Callable[[list, int, Any, random.Random], list]  # (events, seat, view, rng) -> full events
+    round_of: Callable[[Any], Any]  # the playout stops when this changes (or the game ends)
+    scores: Callable[[Any], Sequence[float]]  # running scores per seat
+
+
+class ExpertBot:
+    blind = False
+    observes = True
+
+    def __init__(self, game: Game, search: Search, seat: int, options: Any, budget_ms: float = DEFAULT_BUDGET_MS,
+                 clock: Callable[[], float] | None = None, worlds: int = DEFAULT_WORLDS) -> None:
+        self.game, self.search, self.seat, self.options = game, search, seat, options
+        self.budget_s = budget_ms / 1000
+        self.clock = clock
+        self.worlds = worlds
+        self.events: list = []  # exactly what the seat was shown (redacted events)
+        self.fallback = game.bots["heuristic"](seat, options)
+        self.searched = 0  # worlds sampled (figures)
+
+    def observe(self, event: Any) -> None:
+        self.events.append(event)
+        self.fallback.observe(event)
+
+    def act(self, view: Any, legal: Sequence[Any], rng: random.Random) -> Any:
+        if not legal:
+            return None
+        if len(legal) == 1 or not self.events:
+            return self.fallback.act(view, legal, rng)
+        clock = self.clock
+        stop = clock() + self.budget_s * BUDGET_SHARE if clock is not None else None
+        totals = [0.0] * len(legal)
+        counts = [0] * len(legal)
+        worlds = 0
+        while True:
+            if stop is None and worlds >= self.worlds:
+                break
+            if stop is not None and worlds > 0 and clock() > stop:
+                break
+            worlds += 1
+            try:
+                state = self.game.fold(self.search.determinize(self.events, self.seat, view, rng))
+            except Exception:  # a world the sampler could not make consistent: skip it
+                continue
+            seed = rng.getrandbits(32)
+            for i, action in enumerate(legal):
+                if stop is not None and clock() > stop and counts[i] > 0:
+                    break
+                value = self._playout(state, action, seed)
+                if value is not None:
+                    totals[i] += value
+                    counts[i] += 1
+        self.searched += worlds
+        scored = [(totals[i] / counts[i], -i) for i in range(len(legal)) if counts[i]]
+        if not scored:
+            return self.fallback.act(view, legal, rng)
+        # The heuristic's own choice wins ties: search only overrides it on evidence.
+        choice = self.fallback.act(view, legal, random.Random(seed))
+        best_value, best = max(scored)
+        if choice in legal:
+            c = legal.index(choice)
+            if counts[c] and totals[c] / counts[c] >= best_value:
+                return choice
+        return legal[-best]
+
+    def _playout(self, state: Any, action: Any, seed: int) -> float | None:
+        game, search, seat = self.game, self.search, self.seat
+        try:
+            events = game.decide(state, seat, action, Ctx(0))
+        except RuleError:
+            return None
+        start_round = search.round_of(state)
+        for event in events:
+            state = game.evolve(state, event)
+        rng = random.Random(seed)
+        bots = [game.bots["heuristic"](s, self.options) for s in range(len(search.scores(state)))]
+        for _ in range(MAX_PLAYOUT_STEPS):
+            if game.is_over(state) or search.round_of(state) != start_round:
+                break
+            seats = game.waiting_for(state) or game.to_act(state)
+            if not seats:
+                due = game.next_timer(state)
+                if due is None:
+                    break
+                for event in game.on_timer(state, Ctx(due)):
+                    state = game.evolve(state, event)
+                continue
+            mover = min(seats)
+            legal = game.legal_actions(state, mover)
+            if not legal:
+                break
+            choice = bots[mover].act(game.view(state, mover), legal, rng)
+            if choice is None:
+                choice = legal[0]
+            for event in game.decide(state, mover, choice, Ctx(0)):
+                state = game.evolve(state, event)
+        scores = search.scores(state)
+        mine = scores[seat]
+        best_other = max(s for i, s in enumerate(scores) if i != seat)
+        return mine - best_other
+
+
+def expert_factory(game_ref: Callable[[], Game], search: Search) -> Callable[..., ExpertBot]:
+    """The registry's factory (seat, options): clockless, a fixed number of worlds."""
+
+    def make(seat: int, options: Any, budget_ms: float = DEFAULT_BUDGET_MS,
+             clock: Callable[[], float] | None = None) -> ExpertBot:
+        return ExpertBot(game_ref(), search, seat, options, budget_ms, clock)
+
+    return make
+
+
+def make_bot(game: Game, name: str, seat: int, options: Any, clock: Callable[[], float] | None = None,
+             budget_ms: float = DEFAULT_BUDGET_MS) -> Any:
+    """A house bot by name; the expert gets the caller's clock and budget."""
+    if name == "expert":
+        return game.bots[name](seat, options, budget_ms=budget_ms, clock=clock)
+    return game.bots[name](seat, options)
