@@ -33,6 +33,7 @@ from services.routes_watch import ROUTES as WATCH_ROUTES
 from services.runtime import Runtime
 from services.sessions import SessionKeys, SessionMiddleware
 from services.web.pages import ROUTES as PAGE_ROUTES, static_router
+from services.web.pages_watch import ROUTES as WATCH_PAGES
 from services.shutdown import end_streams_on_signal
 
 log = logging.getLogger("hanamichi")
@@ -136,7 +137,7 @@ def create_app(settings: Settings) -> Litestar:
     return Litestar(
         route_handlers=[
             *document_routes([*ROUTES, *VERIFY_ROUTES, *TOURNAMENT_ROUTES, *AGENT_ROUTES, *ACCOUNT_ROUTES, *LOBBY_ROUTES, *WATCH_ROUTES]),
-            assets_router(), *PAGE_ROUTES, static_router(), metrics_route,
+            assets_router(), *PAGE_ROUTES, *WATCH_PAGES, static_router(), metrics_route,
         ],
         middleware=[observe_requests, SessionMiddleware],  # observe first: it sees every response's status
         lifespan=[lifespan],

@@ -48,6 +48,9 @@ def shell(title: str, main: str, scripts: tuple[str, ...] = (), styles: tuple[st
     <ul>
       <li><a href="/">Lobby</a></li>
       <li><a href="/how-to-play/kabuki-tricks">How to play</a></li>
+      <li><a href="/live">Live now</a></li>
+      <li><a href="/tournaments">Tournaments</a></li>
+      <li><a href="/leaderboards">Leaderboards</a></li>
     </ul>
   </nav>
   <div class="who" id="who" aria-live="polite"></div>

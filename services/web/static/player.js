@@ -1,0 +1,76 @@
+// A player's page (/players/{id}): rating history as an SVG chart we draw,
+// recent games with results and replay links, tournaments played.
+import { api, ApiError, describe } from "./api.js";
+import { h, fmtDate, ordinal, title } from "./watch-ui.js";
+
+const root = document.getElementById("player");
+const playerId = root.dataset.playerId;
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag, attrs = {}, ...kids) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  for (const kid of kids) el.append(kid);
+  return el;
+}
+
+/** μ after each rated game, with the μ ± σ band and μ − 3σ (the rating). */
+export function ratingChart(game, history) {
+  const W = 600, H = 220, L = 44, R = 12, T = 12, B = 28;
+  const pts = [{ mu: history[0].mu_before, sigma: history[0].sigma_before }, ...history.map((c) => ({ mu: c.mu_after, sigma: c.sigma_after }))];
+  const lo = Math.min(...pts.map((p) => p.mu - 3 * p.sigma)), hi = Math.max(...pts.map((p) => p.mu + p.sigma));
+  const x = (i) => L + (i * (W - L - R)) / Math.max(1, pts.length - 1);
+  const y = (v) => T + ((hi - v) * (H - T - B)) / Math.max(1e-9, hi - lo);
+  const line = (f) => pts.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(f(p)).toFixed(1)}`).join(" ");
+  const band = `${line((p) => p.mu + p.sigma)} ${pts.map((p, i) => [i, p]).reverse().map(([i, p]) => `L${x(i).toFixed(1)},${y(p.mu - p.sigma).toFixed(1)}`).join(" ")} Z`;
+  const ticks = [lo, (lo + hi) / 2, hi].map((v) => svg("g", {},
+    svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid-line" }),
+    svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "axis" }, v.toFixed(0))));
+  const last = pts[pts.length - 1];
+  return svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img",
+    "aria-label": `Rating history for ${title(game)}: ${history.length} rated games, μ from ${pts[0].mu.toFixed(1)} to ${last.mu.toFixed(1)}` },
+    ...ticks,
+    svg("path", { d: band, class: "band" }),
+    svg("path", { d: line((p) => p.mu), class: "mu" }),
+    svg("path", { d: line((p) => p.mu - 3 * p.sigma), class: "ordinal" }),
+    ...pts.map((p, i) => svg("circle", { cx: x(i), cy: y(p.mu), r: 3, class: "mu-dot" })),
+    svg("text", { x: L, y: H - 8, class: "axis" }, "games →"));
+}
+
+async function ratings() {
+  try {
+    const r = await api(`/api/v1/players/${encodeURIComponent(playerId)}/ratings`);
+    const byGame = new Map();
+    for (const c of r.history) (byGame.get(c.game) || byGame.set(c.game, []).get(c.game)).push(c);
+    $("p-charts").replaceChildren(...[...byGame].map(([game, hist]) => {
+      const now = r.ratings.find((x) => x.game === game);
+      return h("figure", { class: "rating" }, h("figcaption", {}, h("a", { href: `/leaderboards/${game}` }, title(game)),
+        now ? ` · μ − 3σ ${now.ordinal.toFixed(1)}${now.provisional ? " (provisional)" : ""}` : ""), ratingChart(game, hist),
+        h("p", { class: "hint" }, "Line: μ; band: μ ± σ; dashed: μ − 3σ, the rating."));
+    }));
+  } catch (err) {
+    $("p-charts").replaceChildren(h("p", { class: "hint" }, err instanceof ApiError && err.status === 404 ? "No rated games yet." : describe(err)));
+  }
+}
+
+async function games() {
+  const g = await api(`/api/v1/players/${encodeURIComponent(playerId)}/games?limit=30`);
+  $("p-title").textContent = g.name;
+  document.title = `${g.name} · Hanamichi`;
+  $("p-status").textContent = g.kind === "agent" ? "A bot agent." : "";
+  $("p-games").replaceChildren(g.games.length ? h("table", { class: "grid" },
+    h("thead", {}, h("tr", {}, ["Game", "When", "Status", "Place", "Score", ""].map((c) => h("th", { scope: "col" }, c)))),
+    h("tbody", {}, g.games.map((x) => h("tr", {},
+      h("th", { scope: "row" }, title(x.game), x.ranked ? h("span", { class: "badge ranked" }, "ranked") : null),
+      h("td", {}, fmtDate(x.finished_at_ms || x.created_at_ms)), h("td", {}, x.status),
+      h("td", {}, x.place ? `${ordinal(x.place)}${x.forfeited ? " (forfeit)" : ""}` : ""), h("td", {}, x.score ?? ""),
+      h("td", {}, x.status === "finished" ? h("a", { href: `/games/${x.game_id}/replay?at=0` }, "Replay")
+        : h("a", { href: `/games/${x.game_id}` }, x.status === "playing" ? "Watch" : "Open")))))) : h("p", { class: "hint" }, "No games yet."));
+  $("p-tournaments").replaceChildren(...g.tournaments.map((t) => h("li", {},
+    h("a", { href: `/tournaments/${t.tournament_id}` }, `${title(t.game)}, ${fmtDate(t.start_ms)}`), ` (${t.status})`)));
+  if (!g.tournaments.length) $("p-tournaments").replaceChildren(h("li", { class: "hint" }, "None yet."));
+}
+
+games().catch((err) => { $("p-status").textContent = describe(err); });
+ratings();

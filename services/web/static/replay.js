@@ -1,0 +1,176 @@
+// The replay viewer (/games/{id}/replay?at=N&seat=K): any finished game move
+// by move from any seat's eyes or the public one (while a game runs, only
+// your own seat: the API's rule). The board comes from GET .../replay at
+// each step; the move list from GET .../events; the URL always says where
+// you are, so a position can be shared.
+import { api, describe as errorText } from "./api.js";
+import { h, gameModule, contextFor, drawBoard, cardName, cardEl, title } from "./watch-ui.js";
+
+const root = document.getElementById("replay");
+const gameId = root.dataset.gameId;
+const $ = (id) => document.getElementById(id);
+const status = $("replay-status");
+const slider = $("position");
+const seatSelect = $("seat");
+const jump = $("jump");
+const playButton = $("play");
+
+let info = null, mod = null, ctx = null, events = [], max = 0, at = 0, seat = null, timer = null, drawing = 0;
+
+function readUrl() {
+  const q = new URLSearchParams(location.search);
+  const n = Number(q.get("at"));
+  const k = q.get("seat");
+  return { at: Number.isInteger(n) && n >= 0 ? n : null, seat: k === null || k === "" ? null : Number(k) };
+}
+
+function writeUrl() {
+  const q = new URLSearchParams();
+  q.set("at", String(at));
+  if (seat !== null) q.set("seat", String(seat));
+  history.replaceState(null, "", `${location.pathname}?${q}`);
+}
+
+function lines(e) {
+  const text = mod && mod.describe ? mod.describe(e, ctx, info) : null;
+  if (text === null || text === undefined) {
+    if (e.type === "hm.game_finished") return ["The game is over."];
+    if (e.type === "hm.move_played_for_seat") return [`A move was played for ${ctx.name(e.seat)} (${e.reason}).`];
+    if (e.type === "hm.seat_handed_to_bot") return [`${ctx.name(e.seat)}'s seat was handed to a house bot.`];
+    return [e.type];
+  }
+  return [text].flat();
+}
+
+async function go(n, { focus = false } = {}) {
+  at = Math.max(0, Math.min(max, n));
+  slider.value = String(at);
+  $("position-text").textContent = `${at} / ${max}`;
+  writeUrl();
+  for (const li of document.querySelectorAll("#move-list li")) {
+    const v = Number(li.dataset.version);
+    li.classList.toggle("future", v > at);
+    if (v === at) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
+  }
+  const current = document.querySelector('#move-list li[aria-current="step"]');
+  if (current) current.scrollIntoView({ block: "nearest" });
+  const ticket = ++drawing;
+  try {
+    const q = seat === null ? `at=${at}` : `at=${at}&seat=${seat}`;
+    const replay = await api(`/api/v1/games/${encodeURIComponent(gameId)}/replay?${q}`);
+    if (ticket !== drawing) return; // a later step was asked for meanwhile
+    const board = $("board");
+    board.replaceChildren(...drawBoard(mod, replay.view, info, ctx));
+    board.dataset.at = String(replay.at);
+    const hand = replay.view && Array.isArray(replay.view.hand) ? replay.view.hand : [];
+    $("hand").replaceChildren(...(hand.length ? hand.map((c) => cardEl({ name: cardName(mod, c), rank: String(c), suit: "replay" }))
+      : [h("p", { class: "hint" }, seat === null ? "Hands are hidden in the public view." : "No cards in hand.")]));
+    $("hand").dataset.at = String(replay.at);
+    status.textContent = `Move ${at} of ${max}${seat === null ? ", public view" : `, seen by ${ctx.name(seat)}`}.`;
+  } catch (err) {
+    if (ticket === drawing) status.textContent = errorText(err);
+  }
+  if (focus) slider.focus();
+}
+
+function stop() {
+  clearInterval(timer);
+  timer = null;
+  playButton.textContent = "Play";
+  playButton.setAttribute("aria-pressed", "false");
+}
+
+function play() {
+  if (timer) return stop();
+  if (at >= max) go(0);
+  playButton.textContent = "Pause";
+  playButton.setAttribute("aria-pressed", "true");
+  timer = setInterval(() => (at >= max ? stop() : go(at + 1)), Number($("speed").value));
+}
+
+function buildJumps() {
+  // Rounds start with a deal, tricks end when won: every game names them so.
+  const opts = [h("option", { value: "" }, "Round or trick…")];
+  let round = 0, trick = 0;
+  events.forEach((item) => {
+    const t = item.event.type;
+    if (/\.(dealt|round_started)$/.test(t)) { round += 1; trick = 0; opts.push(h("option", { value: item.version }, `Round ${round}`)); }
+    if (/\.(trick_won|trick_scored)$/.test(t)) { trick += 1; opts.push(h("option", { value: item.version }, `Round ${Math.max(round, 1)}, trick ${trick}`)); }
+  });
+  jump.replaceChildren(...opts);
+}
+
+async function fairness() {
+  const box = $("fairness");
+  if (info.status !== "finished") return;
+  try {
+    const v = await api(`/api/v1/games/${encodeURIComponent(gameId)}/verify`);
+    const first = events.length ? events[0].event : {};
+    const lastEnd = [...events].reverse().find((e) => e.event.seed !== undefined && e.event.salt !== undefined);
+    const mark = (ok) => h("strong", { class: ok ? "ok" : "bad" }, ok ? "yes" : "NO");
+    box.replaceChildren(h("dl", { class: "rules" },
+      h("dt", {}, "Commitment at the start"), h("dd", {}, h("code", {}, first.commitment || "?")),
+      h("dt", {}, "Seed revealed at the end"), h("dd", {}, h("code", {}, lastEnd ? String(lastEnd.event.seed) : "?")),
+      h("dt", {}, "Salt revealed at the end"), h("dd", {}, h("code", {}, lastEnd ? lastEnd.event.salt : "?")),
+      h("dt", {}, "Seed and salt match the commitment"), h("dd", {}, mark(v.commitment_ok)),
+      h("dt", {}, "The deals match the seed"), h("dd", {}, mark(v.deals_ok)),
+      h("dt", {}, "The replay matches the rules"), h("dd", {}, mark(v.replay_ok))),
+      v.problems && v.problems.length ? h("ul", {}, v.problems.map((p) => h("li", {}, p))) : null);
+  } catch (err) {
+    box.replaceChildren(h("p", { class: "error" }, errorText(err)));
+  }
+}
+
+async function start() {
+  try {
+    info = await api(`/api/v1/games/${encodeURIComponent(gameId)}`);
+  } catch (err) {
+    status.textContent = errorText(err);
+    return;
+  }
+  mod = await gameModule(info.game);
+  ctx = contextFor(info, mod);
+  $("replay-title").textContent = `Replay: ${title(info.game)}`;
+  document.title = `Replay ${title(info.game)} · Hanamichi`;
+  max = info.version;
+  const wanted = readUrl();
+  seat = wanted.seat !== null ? wanted.seat : (info.status !== "finished" ? info.your_seat : null);
+  seatSelect.replaceChildren(h("option", { value: "" }, "Public view"),
+    info.seats.map((s, i) => h("option", { value: i }, ctx.name(i))));
+  seatSelect.value = seat === null ? "" : String(seat);
+  try {
+    events = (await api(`/api/v1/games/${encodeURIComponent(gameId)}/events?after=0`)).events;
+  } catch (err) {
+    status.textContent = errorText(err);
+  }
+  $("move-list").replaceChildren(...events.map((item) =>
+    h("li", { "data-version": item.version }, h("button", { type: "button", class: "link", onclick: () => go(item.version) }, `${item.version}.`), " ",
+      lines(item.event).join(" "))));
+  buildJumps();
+  slider.max = String(max);
+  $("export").href = `/api/v1/games/${encodeURIComponent(gameId)}/export`;
+  $("export").setAttribute("download", `game-${gameId}.ndjson`);
+  $("export").hidden = info.status !== "finished";
+  await go(wanted.at === null ? 0 : wanted.at);
+  fairness();
+}
+
+$("first").addEventListener("click", () => go(0));
+$("back").addEventListener("click", () => go(at - 1));
+$("forward").addEventListener("click", () => go(at + 1));
+$("last").addEventListener("click", () => go(max));
+playButton.addEventListener("click", play);
+$("speed").addEventListener("change", () => { if (timer) { stop(); play(); } });
+slider.addEventListener("input", () => go(Number(slider.value)));
+seatSelect.addEventListener("change", () => { seat = seatSelect.value === "" ? null : Number(seatSelect.value); go(at); });
+jump.addEventListener("change", () => { if (jump.value !== "") go(Number(jump.value)); });
+document.addEventListener("keydown", (e) => {
+  // The slider steps by itself with the arrows; a select or a field keeps its keys.
+  if (e.target === slider || e.target instanceof HTMLSelectElement || e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
+  if (e.key === "ArrowRight") { e.preventDefault(); go(at + 1); }
+  if (e.key === "ArrowLeft") { e.preventDefault(); go(at - 1); }
+  if (e.key === "Home") { e.preventDefault(); go(0); }
+  if (e.key === "End") { e.preventDefault(); go(max); }
+});
+
+start();

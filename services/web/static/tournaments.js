@@ -1,0 +1,81 @@
+// Tournaments (/tournaments): upcoming with a countdown and registration,
+// running, finished; a form with every field of POST /api/v1/tournaments.
+import { api, currentPlayer, describe } from "./api.js";
+import { h, countdown, fmtDate, title } from "./watch-ui.js";
+
+const $ = (id) => document.getElementById(id);
+let me = null;
+
+async function register(t, button) {
+  button.disabled = true;
+  try {
+    await api(`/api/v1/tournaments/${t.tournament_id}/registrations`, { method: "POST" });
+    button.textContent = "Registered";
+  } catch (err) {
+    button.disabled = false;
+    button.after(h("span", { class: "error", role: "alert" }, ` ${describe(err)}`));
+  }
+}
+
+function item(t) {
+  const when = t.status === "registering"
+    ? h("span", { class: "countdown", "data-start": t.start_ms }, `starts in ${countdown(t.start_ms)}`)
+    : fmtDate(t.start_ms);
+  const register_ = t.status === "registering" && me
+    ? h("button", { type: "button", class: "secondary", onclick: (e) => register(t, e.currentTarget) }, "Register") : null;
+  return h("li", { class: "table-card" }, h("h3", {}, h("a", { href: `/tournaments/${t.tournament_id}` }, `${title(t.game)} tournament`)),
+    h("p", { class: "meta" }, when, ` · ${t.status}`), register_ ? h("p", { class: "actions" }, register_) : null);
+}
+
+async function render() {
+  me = await currentPlayer().catch(() => null);
+  const all = await api("/api/v1/tournaments");
+  const groups = { registering: [], running: [], finished: [] };
+  for (const t of all) (groups[t.status === "cancelled" ? "finished" : t.status] || groups.finished).push(t);
+  groups.registering.sort((a, b) => a.start_ms - b.start_ms);
+  for (const [k, list] of Object.entries(groups)) $(`t-${k}`).replaceChildren(...list.map(item));
+}
+
+const ms = (v) => (v ? new Date(v).getTime() : undefined);
+const num = (v) => (v === "" || v === null || v === undefined ? undefined : Number(v));
+
+/** The body of POST /api/v1/tournaments from the form: empty fields are left out. */
+export function body(form) {
+  const f = new FormData(form);
+  const points = {};
+  for (const part of String(f.get("points") || "").split(";")) {
+    const [size, list] = part.split(":");
+    if (list) points[size.trim()] = list.split(",").map(Number);
+  }
+  const out = {
+    game: f.get("game"), start_ms: ms(f.get("start")), format: f.get("format"), rounds: num(f.get("rounds")),
+    table_size: num(f.get("table_size")), min_table_size: num(f.get("min_table_size")),
+    min_entrants: num(f.get("min_entrants")), max_entrants: num(f.get("max_entrants")), bots: f.get("bots"),
+    fill_to: num(f.get("fill_to")), every_minutes: num(f.get("every_minutes")), opens_ms: ms(f.get("opens")),
+    closes_ms: ms(f.get("closes")), advance: num(f.get("advance")), bye_points: num(f.get("bye_points")),
+    ranked: f.get("ranked") === "on", duplicate: f.get("duplicate") === "on",
+    options: JSON.parse(String(f.get("options") || "{}")),
+    time_control: { move_ms: Math.round(Number(f.get("move_s")) * 1000), bank_ms: Math.round(Number(f.get("bank_s") || 0) * 1000) },
+  };
+  if (Object.keys(points).length) out.points = points;
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined && v !== null && !Number.isNaN(v)));
+}
+
+$("create-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  $("create-error").textContent = "";
+  try {
+    const t = await api("/api/v1/tournaments", { method: "POST", body: body(e.currentTarget) });
+    location.assign(`/tournaments/${t.tournament_id}`);
+  } catch (err) {
+    $("create-error").textContent = err instanceof SyntaxError ? "Table options must be JSON." : describe(err);
+  }
+});
+
+const start = new Date(Date.now() + 10 * 60000);
+start.setSeconds(0, 0);
+$("f-start").value = new Date(start.getTime() - start.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
+render().catch((err) => { $("t-registering").replaceChildren(h("li", { class: "error" }, describe(err))); });
+setInterval(() => {
+  for (const el of document.querySelectorAll(".countdown")) el.textContent = `starts in ${countdown(Number(el.dataset.start))}`;
+}, 1000);

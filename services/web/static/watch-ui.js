@@ -1,0 +1,78 @@
+// Helpers of the watching pages (issue 15): live, replay, tournaments,
+// leaderboards, players. Boards are drawn by the table's own game modules
+// (games/<game>.js, issue 14); a game without one shows its view as text.
+export function h(tag, attrs = {}, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "hidden") el.hidden = true;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const kid of kids.flat(Infinity)) {
+    if (kid === null || kid === undefined || kid === false || kid === "") continue;
+    el.append(kid instanceof Node ? kid : String(kid));
+  }
+  return el;
+}
+
+export function ordinal(n) {
+  const s = n % 100 >= 11 && n % 100 <= 13 ? "th" : ["th", "st", "nd", "rd"][n % 10] || "th";
+  return `${n}${s}`;
+}
+
+export function cardEl({ name, suit = "", rank = "", mark = "", small = false }) {
+  if (!suit && !rank) return h("span", { class: "card down", role: "img", "aria-label": name || "a face-down card" });
+  return h("span", { class: `card suit-${suit}${small ? " small" : ""}`, role: "img", "aria-label": name, title: name },
+    h("span", { class: "rank", "aria-hidden": "true" }, rank), h("span", { class: "mark", "aria-hidden": "true" }, mark));
+}
+
+const modules = new Map();
+
+/** games/<game>.js, or null when the game has no module (yet). */
+export function gameModule(game) {
+  if (!modules.has(game)) modules.set(game, import(`./games/${game}.js`).catch(() => null));
+  return modules.get(game);
+}
+
+/** The context a game module draws with: names from the table's seats. */
+export function contextFor(info, mod) {
+  const name = (seat) => {
+    const special = mod && mod.seatName ? mod.seatName(seat, info) : null;
+    if (special) return special;
+    const s = info && info.seats && info.seats[seat];
+    const base = (s && s.name) || `Seat ${seat + 1}`;
+    const twins = info && info.seats ? info.seats.filter((x) => x.name === base).length : 1;
+    return twins > 1 ? `${base} (seat ${seat + 1})` : base;
+  };
+  return { h, cardEl, name, ordinal, now: () => Date.now() };
+}
+
+/** The board of a view, by the game's module, or its public fields as text. */
+export function drawBoard(mod, view, info, ctx) {
+  if (!view) return [h("p", { class: "hint" }, "Nothing to show yet.")];
+  if (mod && mod.board) {
+    try { return [mod.board(view, info, ctx)].flat(); } catch (err) { /* fall through to text */ }
+  }
+  return [h("pre", { class: "view-text" }, JSON.stringify(view, null, 1))];
+}
+
+export function cardName(mod, c) {
+  return mod && mod.cardName ? mod.cardName(c) : `card ${c}`;
+}
+
+export function fmtDate(ms) {
+  return ms ? new Date(ms).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" }) : "";
+}
+
+export function countdown(ms) {
+  let s = Math.max(0, Math.round((ms - Date.now()) / 1000));
+  const d = Math.floor(s / 86400); s -= d * 86400;
+  const hh = Math.floor(s / 3600); s -= hh * 3600;
+  const mm = Math.floor(s / 60); s -= mm * 60;
+  return d ? `${d} d ${hh} h` : hh ? `${hh} h ${mm} min` : `${mm} min ${s} s`;
+}
+
+export const TITLES = { "kabuki-tricks": "Kabuki Tricks", cahoots: "Cahoots", "tezuma-trick": "Tezuma Trick", "kabuki-masks": "Kabuki (mask memory)" };
+export const title = (g) => TITLES[g] || g;

@@ -1,0 +1,255 @@
+"""Watching, replaying and following in a real browser (issue 15): a
+spectator follows a bot game live to its end with no hidden card in its
+page or its traffic; the replay viewer's board matches GET .../replay at
+every step it visits; the leaderboard and a player's page render with a
+rating chart. Screenshots go to tests/web/artifacts/ (gitignored)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.web.conftest import unique_name
+
+SHOTS = Path(__file__).parent / "artifacts"
+SUITS = ["green", "purple", "orange", "blue"]
+
+
+def kt_card(c: int) -> str:
+    return "Joker" if c >= 40 else f"{c % 10 + 1} of {SUITS[c // 10]}"
+
+
+def _shot(page, name: str) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def _player(http: httpx.Client) -> dict:
+    return http.post("/api/v1/players", json={"name": unique_name("watch")}).json()
+
+
+def _bot_table(http: httpx.Client, players: int, delay_ms: int, ranked: bool = False, human: dict | None = None) -> tuple[str, dict]:
+    """A Kabuki Tricks table of house bots (with `human` in seat 0 if given)."""
+    host = human or _player(http)
+    auth = {"Authorization": f"Bearer {host['token']}"}
+    r = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": players, "ranked": ranked, "bot_delay_ms": delay_ms}, headers=auth)
+    assert r.status_code == 201, r.text
+    gid = r.json()["game_id"]
+    first = 0
+    if human:
+        assert http.post(f"/api/v1/games/{gid}/seats", json={"seat": 0}, headers=auth).status_code == 200
+        first = 1
+    for seat in range(first, players):
+        assert http.post(f"/api/v1/games/{gid}/bots", json={"seat": seat, "bot": "random"}, headers=auth).status_code == 200
+    return gid, host
+
+
+def _wait_finished(http: httpx.Client, gid: str, timeout: float = 60) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = http.get(f"/api/v1/games/{gid}").json()
+        if info["status"] == "finished":
+            return info
+        time.sleep(0.1)
+    raise AssertionError(f"game {gid} did not finish")
+
+
+def _leaks(payload, where: str) -> list[str]:
+    """Hidden things a spectator must never receive while the game runs:
+    a hand in a view, another seat's dealt cards, the seed, salt or decks."""
+    found = []
+
+    def visit(x, path):
+        if isinstance(x, dict):
+            if x.get("full"):
+                return  # the game's end: everything is public
+            if isinstance(x.get("hand"), list) and x["hand"]:
+                found.append(f"{where}: a hand at {path}: {x['hand']}")
+            if x.get("type") == "kt.dealt" and any(x.get("hands") or []):
+                found.append(f"{where}: dealt hands at {path}")
+            if x.get("type") == "kt.started" and (x.get("decks") or x.get("seed") or x.get("salt")):
+                found.append(f"{where}: the start's secrets at {path}")
+            for k, v in x.items():
+                visit(v, f"{path}.{k}")
+        elif isinstance(x, list):
+            for i, v in enumerate(x):
+                visit(v, f"{path}[{i}]")
+
+    visit(payload, "")
+    return found
+
+
+def test_a_spectator_follows_a_bot_game_live_to_its_end_and_sees_no_hidden_card(new_context, live):
+    with httpx.Client(base_url=live.base_url, timeout=30) as http:
+        gid, _ = _bot_table(http, 3, delay_ms=120)
+        context = new_context()
+        page = context.new_page()
+        # The browser's own traffic: every API response, and every SSE message
+        # the page's EventSource receives (Chromium's DevTools protocol).
+        traffic: list[tuple[str, object]] = []
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.on("Network.eventSourceMessageReceived", lambda m: traffic.append((f"SSE {m['eventName']}", m["data"])))
+
+        def on_response(response):
+            if "/api/" in response.url and "/stream" not in response.url:
+                try:
+                    traffic.append((response.url, response.text()))
+                except Exception:  # a response the page abandoned
+                    pass
+
+        page.on("response", on_response)
+        page.goto("/live")
+        card = page.locator(f'li[data-game-id="{gid}"]')
+        card.wait_for()
+        _shot(page, "live-now")
+        card.get_by_role("link", name="Watch").click()
+        page.wait_for_url(f"**/games/{gid}")
+        # It is counted as a spectator while it watches.
+        deadline = time.monotonic() + 10
+        while http.get(f"/api/v1/games/{gid}").json()["spectators"] < 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert http.get(f"/api/v1/games/{gid}").json()["spectators"] >= 1
+        seen_moves = set()
+        while not page.get_by_role("heading", name="Result").is_visible():
+            # No card button for a spectator: nothing of anybody's hand.
+            assert page.locator('[aria-label="Your moves"] [role="img"]').count() == 0
+            seen_moves.add(len(traffic))
+            page.wait_for_timeout(300)
+        assert len(seen_moves) > 5, "the page updated live, many times, before the end"
+        final = _wait_finished(http, gid)
+        page.get_by_role("heading", name="Result").wait_for()
+        _shot(page, "spectator-result")
+    sse = [json.loads(data) for kind, data in traffic if kind == "SSE game"]
+    versions = [m["version"] for m in sse]
+    assert versions == sorted(set(versions)) and versions[-1] == final["version"], "every event once, in order, to the end"
+    problems = []
+    for where, body in traffic:
+        try:
+            payload = json.loads(body) if isinstance(body, str) else body
+        except ValueError:
+            continue
+        problems += _leaks(payload, where)
+    assert not problems, "\n".join(problems[:10])
+
+
+def test_the_replay_viewer_matches_the_replay_route_at_every_step_it_visits(new_context, live):
+    with httpx.Client(base_url=live.base_url, timeout=30) as http:
+        gid, _ = _bot_table(http, 3, delay_ms=0)
+        info = _wait_finished(http, gid)
+        page = new_context().new_page()
+        page.goto(f"/games/{gid}/replay?at=0&seat=0")
+        page.get_by_role("heading", name="Replay: Kabuki Tricks").wait_for()
+
+        def check(expected_at: int | None = None) -> int:
+            at = int(re.search(r"[?&]at=(\d+)", page.url).group(1))
+            if expected_at is not None:
+                assert at == expected_at
+            assert "seat=0" in page.url, "the URL keeps the seat"
+            page.locator(f'#board[data-at="{at}"]').wait_for()
+            page.locator(f'#hand[data-at="{at}"]').wait_for()
+            view = http.get(f"/api/v1/games/{gid}/replay", params={"at": at, "seat": 0}).json()["view"]
+            shown_hand = page.locator("#hand [role=img]").evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
+            assert shown_hand == [kt_card(c) for c in (view["hand"] if view else [])], at
+            if view:
+                trick = page.locator("#board .trick [role=img]").evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
+                assert trick == [kt_card(c) if c is not None else "a face-down card" for _, c in view["trick"]], at
+                assert f"Round {view['round']} of {view['rounds']}" in page.locator("#board").inner_text()
+            current = page.locator('#move-list li[aria-current="step"]')
+            if at > 0:
+                assert current.get_attribute("data-version") == str(at)
+            return at
+
+        check(0)
+        for _ in range(3):
+            page.keyboard.press("ArrowRight")
+        check(3)
+        page.get_by_role("button", name="Step forward").click()
+        check(4)
+        page.get_by_role("button", name="Step back").click()
+        check(3)
+        page.get_by_label("Jump to").select_option(label="Round 2")
+        check()
+        page.get_by_label("Jump to").select_option(label="Round 1, trick 3")
+        at = check()
+        _shot(page, "replay-viewer")
+        page.get_by_role("slider", name="Move").fill(str(at + 7))
+        check(at + 7)
+        page.get_by_role("button", name="Last move").click()
+        check(info["version"])
+        # Autoplay moves on by itself from where it is.
+        page.get_by_role("button", name="First move").click()
+        check(0)
+        page.get_by_label("Speed").select_option(label="4×")
+        page.get_by_role("button", name="Play").click()
+        page.wait_for_function("() => /[?&]at=([3-9]|\\d\\d+)/.test(location.search)")
+        page.get_by_role("button", name="Pause").click()
+        check()
+        # The fairness check and the export.
+        fair = page.locator("#fairness")
+        fair.get_by_text("The replay matches the rules").wait_for()
+        assert fair.locator("strong.ok").count() == 3 and fair.locator("strong.bad").count() == 0
+        start = http.get(f"/api/v1/games/{gid}/events").json()["events"][0]["event"]
+        assert start["commitment"] in fair.inner_text()
+        assert page.get_by_role("link", name="Download the export (NDJSON)").get_attribute("href") == f"/api/v1/games/{gid}/export"
+        _shot(page, "replay-viewer-end")
+
+
+def _play_human_seat(http: httpx.Client, gid: str, token: str, rng: random.Random) -> None:
+    auth = {"Authorization": f"Bearer {token}"}
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        info = http.get(f"/api/v1/games/{gid}", headers=auth).json()
+        if info["status"] == "finished":
+            return
+        if info["legal_actions"]:
+            http.post(f"/api/v1/games/{gid}/actions", headers=auth, json={
+                "action": rng.choice(info["legal_actions"]), "command_id": f"{info['version']}-{rng.random()}",
+                "expected_version": info["version"]})
+        else:
+            time.sleep(0.02)
+    raise AssertionError("the game did not finish")
+
+
+def test_the_leaderboard_and_a_players_page_render_with_a_rating_chart(new_context, live):
+    rng = random.Random(15)
+    with httpx.Client(base_url=live.base_url, timeout=30) as http:
+        me = _player(http)
+        games = []
+        for _ in range(2):
+            gid, _ = _bot_table(http, 3, delay_ms=0, ranked=True, human=me)
+            _play_human_seat(http, gid, me["token"], rng)
+            games.append(gid)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            r = http.get(f"/api/v1/players/{me['player_id']}/ratings")
+            if r.status_code == 200 and len(r.json()["history"]) == 2:
+                break
+            time.sleep(0.2)
+        assert len(r.json()["history"]) == 2, "the worker rated both games"
+    page = new_context().new_page()
+    page.goto("/leaderboards/kabuki-tricks")
+    people = page.get_by_role("region", name="People")
+    people.get_by_role("link", name=me["name"]).wait_for()
+    row = people.get_by_role("row").filter(has=page.get_by_role("link", name=me["name"]))
+    assert "provisional" in row.inner_text(), "two games: sigma is still high"
+    bots = page.get_by_role("region", name="House bots")
+    bots.get_by_role("row").filter(has_text="random").first.wait_for()
+    _shot(page, "leaderboard")
+    people.get_by_role("link", name=me["name"]).click()
+    page.wait_for_url(f"**/players/{me['player_id']}")
+    page.get_by_role("heading", name=me["name"]).wait_for()
+    chart = page.get_by_role("img", name=re.compile(r"Rating history for Kabuki Tricks: 2 rated games"))
+    chart.wait_for()
+    assert chart.locator("circle").count() == 3, "the start and one point per rated game"
+    assert chart.locator("path.mu").get_attribute("d").count("L") == 2
+    recent = page.get_by_role("region", name="Recent games")
+    for gid in games:
+        assert recent.locator(f'a[href="/games/{gid}/replay?at=0"]').count() == 1
+    _shot(page, "player-page")
