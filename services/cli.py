@@ -183,6 +183,34 @@ def _worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _migrate(args: argparse.Namespace) -> int:
+    """Apply pending migrations and exit: k8s runs it as the API's init
+    container, so a rollout migrates once (under services/db.py's advisory
+    lock) before new code takes traffic."""
+    import asyncio
+
+    import asyncpg
+
+    from services.db import migrate
+
+    settings, embedded = _settings_with_servers()
+
+    async def run() -> list[str]:
+        conn = await asyncpg.connect(settings.database_url)
+        try:
+            return await migrate(conn)
+        finally:
+            await conn.close()
+
+    try:
+        applied = asyncio.run(run())
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    print(f"hanamichi: migrations applied: {', '.join(applied) if applied else 'none, the schema is up to date'}", flush=True)
+    return 0
+
+
 def _ratings(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -241,6 +269,9 @@ def main(argv: list[str] | None = None) -> int:
 
     worker = sub.add_parser("worker", help="run an arq worker: tournaments, deadlines, ratings")
     worker.set_defaults(run=_worker)
+
+    migrate = sub.add_parser("migrate", help="apply pending schema migrations and exit (k8s init container)")
+    migrate.set_defaults(run=_migrate)
 
     ratings = sub.add_parser("ratings", help="ratings maintenance")
     ratings_sub = ratings.add_subparsers(dest="ratings_command", required=True)
