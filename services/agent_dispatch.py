@@ -2,7 +2,15 @@
 gets an arq job `call_agent` (workers/agent_calls.py) plus a backstop
 deadline in case the worker making the call dies; a pull agent's seat gets a
 deadline like a person's. Agents seated in a game that starts or ends get a
-notice on their own stream (GET /api/v1/agents/me/stream)."""
+notice on their own stream (GET /api/v1/agents/me/stream).
+
+A turn is handed over, and its clock starts, when the seat can act: a Kabuki
+masks placer once the stop window has passed (services/turns.opens_at; issue
+11 item 19), not right after the previous card, when every place would be
+refused `too_early`. A seat that may act without being awaited (a Stop during
+the window, KM-2) is offered the chance: a push agent gets an optional call
+(no deadline, no strike, its bank untouched), a pull agent a `your_chance`
+event on its stream."""
 
 from __future__ import annotations
 
@@ -16,10 +24,15 @@ from services.deadlines import deadline_job_id
 from services.fanout import Notice, Publisher
 from services.scheduler import Scheduler
 from services.tables import SERVER_PREFIXES, Table
+from services.turns import chance_now, opens_at
 
 
 def agent_job_id(game_id: str, version: int, seat: int) -> str:
     return f"agent:{game_id}:{version}:{seat}"
+
+
+def chance_job_id(game_id: str, version: int, seat: int) -> str:
+    return f"chance:{game_id}:{version}:{seat}"
 
 
 class AgentDispatch:
@@ -43,12 +56,20 @@ class AgentDispatch:
         started = table.version == len(events)  # the deal is the table's first commit
         over = table.over
         awaited = frozenset() if over else table.game.waiting_for(table.state)
+        now = int(committed_ms)
         turns = []
         for holder in holders:
             if started or over:
                 self.publisher.publish(Notice(player_stream(holder.player_id), table.version, table.version))
-            if holder.seat in awaited and holder.bot is None:
-                turns.append(self._turn(table.game_id, table.version, holder.seat, holder.player_id, committed_ms, table.time_control))
+            if over or holder.bot is not None:
+                continue
+            opens = now
+            if holder.seat in awaited:
+                opens = opens_at(table, holder.seat, now)
+                turns.append(self._turn(table.game_id, table.version, holder.seat, holder.player_id, committed_ms,
+                                        table.time_control, wait_ms=opens - now))
+            if (holder.seat not in awaited or opens > now) and chance_now(table, holder.seat, now):
+                turns.append(self._chance(table.game_id, table.version, holder.seat, holder.player_id, committed_ms))
         work = [self._after_commit(settle, turns)] if settle is not None else turns
         for job in work:
             spawn(job)
@@ -71,26 +92,43 @@ class AgentDispatch:
         return self.agents.charge_pull_move(table.game_id, seat, acted_at, committed_ms, move_ms, bank_ms)
 
     async def _turn(self, game_id: str, version: int, seat: int, player_id: str, committed_ms: float,
-                    time_control: dict | None) -> None:
+                    time_control: dict | None, wait_ms: int = 0) -> None:
+        """The seat's turn, handed over `wait_ms` after the commit (when it
+        can act, `opens_at`): its deadline counts from then."""
         mode = await self.agents.mode_of(player_id)
         move_ms, bank_ms = self.settings.time_control(time_control)
         if mode == "push":
             if self.call_directly is not None:
-                self.call_directly(game_id, version, seat, committed_ms)
+                self.call_directly(game_id, version, seat, committed_ms, delay_ms=wait_ms)
             else:
                 await self.scheduler.enqueue(
-                    "call_agent", game_id, version, seat, committed_ms, job_id=agent_job_id(game_id, version, seat)
+                    "call_agent", game_id, version, seat, committed_ms,
+                    job_id=agent_job_id(game_id, version, seat), delay_s=wait_ms / 1000,
                 )
             # Only if the call never finished (its worker died): the call
             # itself is bounded by move_ms plus what is left of the bank.
-            delay_ms = move_ms + bank_ms + self.settings.backstop_grace_ms
+            delay_ms = wait_ms + move_ms + bank_ms + self.settings.backstop_grace_ms
         else:
             # A pull agent moves through the API: its turn stays open until
-            # then, and its deadline is the move's time plus its bank.
+            # then, and its deadline is the move's time plus its bank, from
+            # when its stream says `your_turn` (the row's sent_ms).
             await self.agents.record_turn(
-                game_id, version, seat, player_id, committed_ms, committed_ms, None, None, 0, 0, "pending"
+                game_id, version, seat, player_id, committed_ms, committed_ms + wait_ms, None, None, 0, 0, "pending"
             )
-            delay_ms = move_ms + await self.agents.bank_left(game_id, seat, bank_ms)
+            delay_ms = wait_ms + move_ms + await self.agents.bank_left(game_id, seat, bank_ms)
         await self.scheduler.enqueue(
             "agent_deadline", game_id, version, seat, job_id=deadline_job_id(game_id, version, seat), delay_s=delay_ms / 1000
         )
+
+    async def _chance(self, game_id: str, version: int, seat: int, player_id: str, committed_ms: float) -> None:
+        """An optional action (a Stop during the window): a push agent gets a
+        call it may decline; nothing is due, so there is no deadline. A pull
+        agent learns it from its stream (`your_chance`)."""
+        if await self.agents.mode_of(player_id) != "push":
+            return
+        if self.call_directly is not None:
+            self.call_directly(game_id, version, seat, committed_ms, optional=True)
+        else:
+            await self.scheduler.enqueue(
+                "call_agent", game_id, version, seat, committed_ms, True, job_id=chance_job_id(game_id, version, seat)
+            )

@@ -409,13 +409,15 @@ class AgentService:
         """A pull agent moved: its open turn is closed, and the time beyond
         the move's own limit is taken from the seat's bank."""
         row = await self.pool.fetchrow(
-            "SELECT version, committed_ms FROM agent_turns WHERE game_id = $1::text::uuid AND seat = $2"
+            "SELECT version, sent_ms FROM agent_turns WHERE game_id = $1::text::uuid AND seat = $2"
             " AND outcome = 'pending' AND version <= $3 ORDER BY version DESC LIMIT 1",
             game_id, seat, upto_version,
         )
         if row is None:
             return
-        used = int(answered_ms - row["committed_ms"])
+        # From the turn's hand-over (sent_ms: a Kabuki masks placer's comes
+        # when the stop window ends, item 19); a Stop made before it costs nothing.
+        used = max(0, int(answered_ms - row["sent_ms"]))
         left = await self.bank_left(game_id, seat, bank_ms)
         await self.close_turn(game_id, row["version"], seat, "ok", used, min(left, max(0, used - move_ms)), answered_ms)
 

@@ -23,6 +23,7 @@ from services.players import Player
 from services.sparring import MAX_GAMES, MAX_SEED, Sparring
 from services.routes_reports import ROUTES as REPORT_ROUTES
 from services.sse import KEEPALIVE
+from services.turns import agent_turn
 from services import metrics
 
 Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
@@ -291,7 +292,16 @@ class AgentEvents:
                 self.known.pop(game_id, None)
                 self.ended.add(game_id)
                 self.drop(game_id)
-        elif holder is not None and holder.bot is None and seat in game.waiting_for(table.state) and info["turn"] != table.version:
+        elif holder is None or holder.bot is not None:
+            pass
+        elif (turn := agent_turn(self.hub, table, seat))[1] and info.get("chance") != table.version:
+            # May act, at its choice, with no deadline (a Stop in the window, KM-2).
+            info["chance"] = table.version
+            out.append(self._message("your_chance", {
+                "game_id": game_id, "seat": seat, "version": table.version, "legal_actions": turn[1],
+            }))
+        elif turn[0] and info["turn"] != table.version:
+            # Only once the seat can act (item 19: a placer when the window ends).
             info["turn"] = table.version
             # The same clock a push agent is sent (issue 12): the move's own
             # time and what is left of the seat's bank, from this turn's start.

@@ -65,3 +65,41 @@ class TurnTeller:
 def legal_now(table: Table, seat: int) -> list[Any]:
     """A seat's legal actions by this server's clock (what GET /games/{id} lists)."""
     return table.game.legal_actions(table.state, seat, now_ms())
+
+
+def opens_at(table: Table, seat: int, now: int) -> int:
+    """When an awaited seat's turn is handed to it (an agent's call or
+    `your_turn`, and the start of its deadline): `now` when every action the
+    rules allow it is open now, else the game's next timer, when time alone
+    opens the rest (a Kabuki masks placer once the stop window ends, KM-3;
+    issue 11 item 19). A turn is never handed over with an action `decide`
+    would refuse then, nor before the seat can make its move."""
+    game, state = table.game, table.state
+    if game.legal_actions(state, seat, now) == game.legal_actions(state, seat):
+        return now
+    due = game.next_timer(state)
+    return due if due is not None and due > now else now
+
+
+def chance_now(table: Table, seat: int, now: int) -> list[Any]:
+    """What a seat that is not (yet) handed a turn may do now, at its own
+    choice: a Kabuki masks Stop during the window (KM-2). [] when nothing."""
+    game, state = table.game, table.state
+    if seat not in game.to_act(state):
+        return []
+    return game.legal_actions(state, seat, now)
+
+
+def agent_turn(hub: Hub, table: Table, seat: int) -> tuple[bool, list[Any]]:
+    """For an agent's own stream: (its turn is open now, the optional actions
+    it may take now instead). A turn that time alone will open (a placer in
+    the stop window) wakes this process's streams of the table then."""
+    now = now_ms()
+    opens = None
+    if seat in table.game.waiting_for(table.state):
+        opens = opens_at(table, seat, now)
+        if opens > now:
+            _arm(hub, table.game_id, table.version, opens, now)
+    if opens == now:
+        return True, []
+    return False, chance_now(table, seat, now)
