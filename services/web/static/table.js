@@ -5,7 +5,7 @@
 // module does what every game shares: seats and clocks, "Your moves", the
 // dialogs of composite actions, the move list and the result.
 import { h, cardEl, ordinal } from "./table-ui.js";
-import { api, commandId, describe as errorText, follow } from "./api.js";
+import { api, commandId, currentPlayer, describe as errorText, follow } from "./api.js";
 
 const root = document.getElementById("table");
 const gameId = root.dataset.gameId;
@@ -15,6 +15,10 @@ let info = null; // the latest GET /api/v1/games/{id}
 let mod = null; // games/<game>.js
 let offsetMs = 0; // server clock minus ours: clocks count down by the server's time
 let stream = null;
+// After a move is sent, no button is enabled until the page shows the state
+// the move made (its version): a second click would act on a stale turn.
+let sending = false;
+let minVersion = 0;
 const regions = {};
 const buttons = new Map(); // key -> button, kept across renders so focus stays put
 
@@ -75,6 +79,7 @@ function layout() {
   document.title = `${mod.TITLE} · Hanamichi`;
   const help = h("p", { class: "help" }, h("a", { href: `/how-to-play/${info.game}` }, `How to play ${mod.TITLE}`));
   regions.turn = h("p", { class: "turn", id: "turn-line", "aria-live": "polite" });
+  regions.join = h("p", { class: "join", hidden: true });
   regions.error = h("p", { class: "error", role: "alert", id: "move-error" });
   regions.seats = h("ul", { class: "seats" });
   regions.board = h("div", { class: "board" });
@@ -85,6 +90,7 @@ function layout() {
   root.append(
     help,
     regions.turn,
+    regions.join,
     regions.result,
     h("section", { class: "players", "aria-label": "Players" }, regions.seats),
     h("section", { class: "table-board", "aria-label": "Table" }, regions.board),
@@ -102,6 +108,7 @@ function render() {
   regions.board.replaceChildren(...(view ? [mod.board(view, info, ctx)].flat() : [h("p", {}, info.status === "open" ? "Waiting for players to sit down." : "Nothing to show yet.")]));
   renderMoves();
   renderTurn();
+  renderJoin();
   renderResult();
   tick();
 }
@@ -129,6 +136,32 @@ function renderTurn() {
     text = others.length ? `Waiting for ${others.join(", ")}.` : "Waiting.";
   }
   if (regions.turn.textContent !== text) regions.turn.textContent = text;
+}
+
+// An open table (an invite link lands here): a seat for whoever is signed in.
+async function renderJoin() {
+  const open = info.status === "open" && info.your_seat === null && info.seats.some((s) => !s.taken);
+  if (!open) { regions.join.hidden = true; return; }
+  const player = await currentPlayer();
+  if (player) {
+    if (!regions.join.querySelector("button")) {
+      const b = h("button", { type: "button" }, "Take a seat");
+      b.addEventListener("click", async () => {
+        b.disabled = true;
+        try {
+          await api(`/api/v1/games/${encodeURIComponent(gameId)}/seats`, { method: "POST", body: {} });
+        } catch (err) {
+          showError(err);
+          b.disabled = false;
+        }
+        refresh();
+      });
+      regions.join.replaceChildren(b);
+    }
+  } else {
+    regions.join.replaceChildren(h("a", { href: "/signin" }, "Sign in"), " to take a seat at this table.");
+  }
+  regions.join.hidden = false;
 }
 
 function renderResult() {
@@ -163,7 +196,7 @@ function renderMoves() {
     b.setAttribute("aria-label", item.label);
     b.replaceChildren(...[item.face || item.label].flat());
     const candidates = legal.filter(item.dialog ? item.dialog.filter : item.match);
-    b.disabled = candidates.length === 0;
+    b.disabled = candidates.length === 0 || sending || info.version < minVersion;
     if (item.dialog) b.setAttribute("aria-haspopup", "dialog"); else b.removeAttribute("aria-haspopup");
     list.push(b);
   }
@@ -205,10 +238,15 @@ function onMove(item) {
 
 async function send(action) {
   regions.error.textContent = "";
+  sending = true;
+  renderMoves();
   try {
-    await api(`/api/v1/games/${encodeURIComponent(gameId)}/actions`, { method: "POST", body: { action, command_id: commandId() } });
+    const accepted = await api(`/api/v1/games/${encodeURIComponent(gameId)}/actions`, { method: "POST", body: { action, command_id: commandId() } });
+    minVersion = Math.max(minVersion, accepted.version);
   } catch (err) {
     showError(err);
+  } finally {
+    sending = false;
   }
   refresh();
 }
