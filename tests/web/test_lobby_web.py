@@ -54,3 +54,27 @@ def test_new_table_form_creates_a_table_with_bots(page, live):
     assert [(s["name"], s["kind"], s["bot"]) for s in info["seats"]] == [
         (name, "human", None), ("memory bot", "bot", "memory"), ("random bot", "bot", "random")]
     assert info["status"] in ("playing", "finished")
+
+
+def test_pages_fit_a_phone_and_have_named_landmarks(new_context, live, artifacts):
+    """Usable at 360 px: nothing wider than the screen; screenshots kept."""
+    phone = new_context(viewport={"width": 360, "height": 740}).new_page()
+    name = unique_name("Dot")
+    sign_up(phone, name)
+    with httpx.Client(base_url=live.base_url) as http:
+        token = http.post("/api/v1/players", json={"name": unique_name("shot")}).json()["token"]
+        http.post("/api/v1/games", json={"game": "tezuma-trick", "players": 4, "ranked": True},
+                  headers={"Authorization": f"Bearer {token}"})
+    for path in ("/", "/account", "/signup", "/how-to-play/tezuma-trick"):
+        phone.goto(path)
+        phone.get_by_role("main").wait_for()
+        assert phone.get_by_role("navigation", name="Main").is_visible()
+        overflow = phone.evaluate("document.documentElement.scrollWidth")
+        assert overflow <= 360, (path, overflow)
+    phone.goto("/")
+    phone.locator("#tables-open li").first.wait_for()
+    phone.screenshot(path=str(artifacts / "lobby-360.png"), full_page=True)
+    desktop = new_context(viewport={"width": 1280, "height": 900}).new_page()
+    desktop.goto("/")
+    desktop.locator("#tables-open li").first.wait_for()
+    desktop.screenshot(path=str(artifacts / "lobby-desktop.png"), full_page=True)
