@@ -33,11 +33,11 @@ def replay_page(game_id: str) -> Response[str]:
   <p class="status" role="status" id="replay-status">Loading…</p>
   <section class="panel controls" aria-label="Replay controls">
     <div class="buttons">
-      <button type="button" id="first" aria-label="First move">⏮</button>
+      <button type="button" id="first" aria-label="First move">|◀</button>
       <button type="button" id="back" aria-label="Step back">◀</button>
       <button type="button" id="play" aria-pressed="false">Play</button>
       <button type="button" id="forward" aria-label="Step forward">▶</button>
-      <button type="button" id="last" aria-label="Last move">⏭</button>
+      <button type="button" id="last" aria-label="Last move">▶|</button>
     </div>
     <p class="field inline"><label for="position">Move</label>
       <input type="range" id="position" min="0" max="0" value="0">

@@ -197,6 +197,11 @@ def test_the_replay_viewer_matches_the_replay_route_at_every_step_it_visits(new_
         assert fair.locator("strong.ok").count() == 3 and fair.locator("strong.bad").count() == 0
         start = http.get(f"/api/v1/games/{gid}/events").json()["events"][0]["event"]
         assert start["commitment"] in fair.inner_text()
+        # The revealed seed, exactly (it is past JavaScript's exact integers).
+        last = http.get(f"/api/v1/games/{gid}/export").text.strip().splitlines()
+        ended = next(json.loads(line) for line in reversed(last) if '"seed"' in line)
+        ended = ended.get("event", ended)
+        assert str(ended["seed"]) in fair.inner_text() and ended["salt"] in fair.inner_text()
         assert page.get_by_role("link", name="Download the export (NDJSON)").get_attribute("href") == f"/api/v1/games/{gid}/export"
         _shot(page, "replay-viewer-end")
 

@@ -22,7 +22,7 @@ async function render() {
         h("p", { class: "actions" }, h("a", { class: "button", href: `/games/${t.game_id}` }, "Watch")));
     }));
     list.replaceChildren(...items);
-    status.textContent = live.tables.length ? `${live.tables.length} tables in play` : "No table is in play right now.";
+    status.textContent = live.tables.length ? `${live.tables.length} ${live.tables.length === 1 ? "table" : "tables"} in play` : "No table is in play right now.";
   } catch (err) {
     status.textContent = describe(err);
   }

@@ -42,6 +42,14 @@ function lines(e) {
   return [text].flat();
 }
 
+/** A card of the hand, drawn from its rulebook name ("7 of purple"): rank and suit. */
+function handCard(c) {
+  const name = cardName(mod, c);
+  const m = /^(.+?) of (\w+)$/.exec(name);
+  if (!m) return cardEl({ name, suit: "joker", rank: name.slice(0, 2), mark: "★" });
+  return cardEl({ name, suit: m[2].toLowerCase(), rank: m[1], mark: m[2][0].toUpperCase() });
+}
+
 async function go(n, { focus = false } = {}) {
   at = Math.max(0, Math.min(max, n));
   slider.value = String(at);
@@ -63,7 +71,7 @@ async function go(n, { focus = false } = {}) {
     board.replaceChildren(...drawBoard(mod, replay.view, info, ctx));
     board.dataset.at = String(replay.at);
     const hand = replay.view && Array.isArray(replay.view.hand) ? replay.view.hand : [];
-    $("hand").replaceChildren(...(hand.length ? hand.map((c) => cardEl({ name: cardName(mod, c), rank: String(c), suit: "replay" }))
+    $("hand").replaceChildren(...(hand.length ? hand.map((c) => handCard(c))
       : [h("p", { class: "hint" }, seat === null ? "Hands are hidden in the public view." : "No cards in hand.")]));
     $("hand").dataset.at = String(replay.at);
     status.textContent = `Move ${at} of ${max}${seat === null ? ", public view" : `, seen by ${ctx.name(seat)}`}.`;
@@ -106,16 +114,20 @@ async function fairness() {
   try {
     const v = await api(`/api/v1/games/${encodeURIComponent(gameId)}/verify`);
     const first = events.length ? events[0].event : {};
-    const lastEnd = [...events].reverse().find((e) => e.event.seed !== undefined && e.event.salt !== undefined);
+    // The seed goes up to 2^62, past a JSON number's exact range in JavaScript:
+    // read it as text from the export's last lines.
+    const exported = await fetch(`/api/v1/games/${encodeURIComponent(gameId)}/export`).then((r) => r.text());
+    const seeds = [...exported.matchAll(/"seed":\s*(\d+)/g)], salts = [...exported.matchAll(/"salt":\s*"([0-9a-f]+)"/g)];
+    const revealed = seeds.length && salts.length ? { seed: seeds[seeds.length - 1][1], salt: salts[salts.length - 1][1] } : null;
     const mark = (ok) => h("strong", { class: ok ? "ok" : "bad" }, ok ? "yes" : "NO");
     box.replaceChildren(h("dl", { class: "rules" },
       h("dt", {}, "Commitment at the start"), h("dd", {}, h("code", {}, first.commitment || "?")),
-      h("dt", {}, "Seed revealed at the end"), h("dd", {}, h("code", {}, lastEnd ? String(lastEnd.event.seed) : "?")),
-      h("dt", {}, "Salt revealed at the end"), h("dd", {}, h("code", {}, lastEnd ? lastEnd.event.salt : "?")),
+      h("dt", {}, "Seed revealed at the end"), h("dd", {}, h("code", {}, revealed ? revealed.seed : "?")),
+      h("dt", {}, "Salt revealed at the end"), h("dd", {}, h("code", {}, revealed ? revealed.salt : "?")),
       h("dt", {}, "Seed and salt match the commitment"), h("dd", {}, mark(v.commitment_ok)),
       h("dt", {}, "The deals match the seed"), h("dd", {}, mark(v.deals_ok)),
       h("dt", {}, "The replay matches the rules"), h("dd", {}, mark(v.replay_ok))),
-      v.problems && v.problems.length ? h("ul", {}, v.problems.map((p) => h("li", {}, p))) : null);
+      ...(v.problems && v.problems.length ? [h("ul", {}, v.problems.map((p) => h("li", {}, p)))] : []));
   } catch (err) {
     box.replaceChildren(h("p", { class: "error" }, errorText(err)));
   }
@@ -136,7 +148,7 @@ async function start() {
   const wanted = readUrl();
   seat = wanted.seat !== null ? wanted.seat : (info.status !== "finished" ? info.your_seat : null);
   seatSelect.replaceChildren(h("option", { value: "" }, "Public view"),
-    info.seats.map((s, i) => h("option", { value: i }, ctx.name(i))));
+    ...info.seats.map((s, i) => h("option", { value: i }, ctx.name(i))));
   seatSelect.value = seat === null ? "" : String(seat);
   try {
     events = (await api(`/api/v1/games/${encodeURIComponent(gameId)}/events?after=0`)).events;
