@@ -179,3 +179,91 @@ def test_a_person_plays_a_whole_game_by_clicking(new_context, artifacts, game, t
     assert page.get_by_role("link", name=f"How to play {title}").get_attribute("href") == f"/how-to-play/{game}"
     if game != "kabuki-masks":
         assert checks > 5  # the legal_actions check ran turn after turn
+
+
+# Every click on a move button, and every line the move list gains, with the
+# page's clock (one browser: every context shares it).
+TIMING = """
+window.__clicks = [];
+window.__lines = [];
+document.addEventListener("click", (e) => {
+  const b = e.target.closest && e.target.closest("button");
+  if (b) window.__clicks.push([Date.now(), b.getAttribute("aria-label")]);
+}, true);
+new MutationObserver((records) => {
+  const t = Date.now();
+  for (const r of records) for (const n of r.addedNodes) {
+    if (n.nodeType === 1 && n.matches("ol.log > li")) window.__lines.push([t, n.firstChild.textContent]);
+  }
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
+def latencies(actor_page, actor: str, other_page) -> list[float]:
+    """From a click on a card in `actor_page` to "<actor> played the <card>."
+    in `other_page`'s move list, in ms."""
+    clicks = actor_page.evaluate("window.__clicks")
+    lines = other_page.evaluate("window.__lines")
+    out = []
+    for t0, label in clicks:
+        if not label or " of " not in label:
+            continue  # cards only: dialogs and Deal are not one click
+        text = f"{actor} played the {label}."
+        seen = [t for t, line in lines if t >= t0 and line == text]
+        if seen:
+            out.append(seen[0] - t0)
+    return out
+
+
+def p50(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+def test_two_people_play_one_table_while_a_third_watches(new_context, artifacts):
+    contexts = [new_context(viewport={"width": 1100, "height": 850}) for _ in range(3)]
+    for context in contexts:
+        context.add_init_script(TIMING)
+    ana, ben, watcher = (context.new_page() for context in contexts)
+    ana_name, ben_name = unique_name("Ana"), unique_name("Ben")
+    sign_up(ana, ana_name)
+    gid = new_table(ana, "Kabuki Tricks", 3, ["", "random"])  # seat 2 open for Ben, seat 3 a house bot
+    ana.get_by_text("Waiting for players.").wait_for()
+    sign_up(ben, ben_name)
+    ben.goto(f"/games/{gid}")  # the invite link
+    ben.get_by_role("button", name="Take a seat").click()
+    watcher.goto(f"/games/{gid}")
+    watcher.get_by_text("You are watching this table.").wait_for()
+    pages = {"Ana": ana, "Ben": ben}
+    moves = {who: page.get_by_role("region", name="Your moves") for who, page in pages.items()}
+    results = [p.get_by_role("heading", name="Result") for p in (ana, ben, watcher)]
+    deadline = time.monotonic() + 120
+    clicks = 0
+    while not all(r.is_visible() for r in results):
+        assert time.monotonic() < deadline, f"no result after {clicks} clicks"
+        acted = False
+        for who, page in pages.items():
+            if not results[0].is_visible() and click_one_move(page, moves[who]):
+                acted = True
+                clicks += 1
+        # The watcher is offered nothing, and no hand: no card button at all.
+        assert watcher.get_by_role("region", name="Your moves").locator("button").count() == 0
+        if not acted:
+            ana.wait_for_timeout(20)
+    # Everyone sees the same places, and the same moves in words.
+    finals = [p.locator("section.result ol.places").inner_text() for p in (ana, ben, watcher)]
+    assert finals[0] == finals[1] == finals[2] and ana_name in finals[0] and ben_name in finals[0]
+    logs = [p.locator("ol.log > li").count() for p in (ana, ben, watcher)]
+    assert logs[0] == logs[1] == logs[2] > clicks
+    # Click to the move shown on another person's page (issue 14: p50 under
+    # 50 ms on this machine). Asserted loosely: the machine is shared.
+    to_ben = latencies(ana, ana_name, ben)
+    to_ana = latencies(ben, ben_name, ana)
+    to_watcher = latencies(ana, ana_name, watcher) + latencies(ben, ben_name, watcher)
+    both = to_ben + to_ana
+    assert len(both) >= 20, both
+    report = (f"click to move shown on the other person's page: n={len(both)} p50={p50(both):.0f} ms "
+              f"max={max(both):.0f} ms; on the watcher's page: n={len(to_watcher)} p50={p50(to_watcher):.0f} ms\n")
+    (artifacts / "table-latency.txt").write_text(report)
+    print(report)
+    assert p50(both) < 250, report

@@ -307,7 +307,7 @@ function openDialog(item, candidates) {
 function openStream() {
   stream = follow(`/api/v1/games/${encodeURIComponent(gameId)}/stream`, {
     game(data) {
-      logEvent(data.event);
+      logEvent(data.event, data.version);
       refresh();
     },
     turn() { refresh(); },
@@ -321,12 +321,12 @@ function openStream() {
   });
 }
 
-function logEvent(event) {
+function logEvent(event, version) {
   const lines = [mod.describe(event, ctx, info) || describeTable(event)].flat().filter(Boolean);
   if (!lines.length) return;
   const atBottom = regions.log.scrollHeight - regions.log.scrollTop - regions.log.clientHeight < 40;
   const [head, ...rest] = lines;
-  const li = h("li", { class: `ev ev-${String(event.type).replace(/\W/g, "-")}` }, head);
+  const li = h("li", { class: `ev ev-${String(event.type).replace(/\W/g, "-")}`, "data-version": version }, head);
   if (rest.length) li.append(h("ul", {}, rest.map((t) => h("li", {}, t))));
   regions.log.append(li);
   if (atBottom) regions.log.scrollTop = regions.log.scrollHeight;
