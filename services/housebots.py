@@ -30,9 +30,13 @@ RETRY_MAX_S = 5.0
 
 
 class HouseBots:
-    def __init__(self, games: GameService, delay_ms: int = 0) -> None:
+    def __init__(self, games: GameService, delay_ms: int = 0, people_delay_ms: int | None = None) -> None:
         self.games = games
         self.delay_ms = delay_ms
+        # Tables without their own bot_delay_ms where a person sits (a
+        # tournament's): bots at a pace people can follow (issue 14).
+        # Never faster than the process's own delay.
+        self.people_delay_ms = max(delay_ms, people_delay_ms or 0)
         games.on_commit.append(self.on_commit)
         self._closing = False
         self._retry_s: dict[str, float] = {}  # game id -> next backoff after a failed driver
@@ -40,6 +44,16 @@ class HouseBots:
 
     def on_commit(self, table: Table, events: list) -> None:
         self.kick(table)
+
+    def delay_for(self, table: Table) -> int:
+        """A table people play or watch paces its bots (issue 14): its own
+        bot_delay_ms (casual tables), else the people's pace where a person
+        sits, else the process's (benches, all-bot tournaments, sparring)."""
+        if table.bot_delay_ms is not None:
+            return table.bot_delay_ms
+        if any(h is not None and h.kind == "human" for h in table.seats):
+            return self.people_delay_ms
+        return self.delay_ms
 
     def kick(self, table: Table) -> None:
         if self._closing or table.state is None or table.over:
@@ -137,9 +151,7 @@ class HouseBots:
                     action = bot.act(view, legal, table.bot_rng(seat))
                     if action is None:
                         continue
-                    # A table people play or watch paces its bots (issue 14);
-                    # tables without their own setting use the process's.
-                    delay_ms = self.delay_ms if table.bot_delay_ms is None else table.bot_delay_ms
+                    delay_ms = self.delay_for(table)
                     if delay_ms:
                         await asyncio.sleep(delay_ms / 1000)
                     try:

@@ -57,7 +57,7 @@ class Runtime:
         games.on_commit.append(deadlines.on_commit)
         runtime = cls(
             settings=settings, pool=pool, redis=redis, store=store, publisher=publisher, hub=hub,
-            tables=tables, games=games, bots=HouseBots(games, settings.bot_delay_ms), players=Players(pool),
+            tables=tables, games=games, bots=HouseBots(games, settings.bot_delay_ms, settings.table_bot_delay_ms), players=Players(pool),
             scheduler=scheduler, deadlines=deadlines,
             tournaments=TournamentService(pool, store, publisher, games, scheduler),
         )

@@ -111,7 +111,7 @@ def stack(private, tmp_path):
     env = dict(os.environ, **AGENT_ENV)
     env.update(DATABASE_URL=private.database_url, REDIS_URL=private.redis_url, PYTHONPATH=str(ROOT),
                # House bots think a little, so that tables are still in play during the outage.
-               HANAMICHI_BOT_DELAY_MS="25")
+               HANAMICHI_BOT_DELAY_MS="25", HANAMICHI_TABLE_BOT_DELAY_MS="25")
     server = ServerProcess(free_test_port(), env)
     worker = WorkerProcess(env, tmp_path / "worker.log")
     server.start()

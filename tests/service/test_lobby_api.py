@@ -126,3 +126,27 @@ def test_people_tables_pace_bots_by_default(monkeypatch):
     assert Settings.from_env().table_bot_delay_ms == 700
     monkeypatch.setenv("HANAMICHI_TABLE_BOT_DELAY_MS", "0")
     assert Settings.from_env().table_bot_delay_ms == 0
+
+
+def test_tournament_tables_pace_bots_only_where_people_sit():
+    """Tables without their own bot_delay_ms (tournaments): people's pace
+    where a person sits, the process's (instant) elsewhere."""
+    from services.housebots import HouseBots
+    from services.tables import SeatHolder, Table
+
+    class Games:
+        on_commit: list = []
+
+    bots = HouseBots(Games(), delay_ms=0, people_delay_ms=700)
+
+    def table(kinds, own=None):
+        seats = [SeatHolder(i, None if k == "bot" else f"p{i}", "random" if k == "bot" else None, k, k)
+                 for i, k in enumerate(kinds)]
+        return Table("g", None, len(kinds), None, {}, False, 1, "playing", None, seats, bot_delay_ms=own)
+
+    assert bots.delay_for(table(["human", "bot", "bot"])) == 700
+    assert bots.delay_for(table(["bot", "bot", "bot"])) == 0
+    assert bots.delay_for(table(["agent", "bot", "bot"])) == 0  # sparring stays instant
+    assert bots.delay_for(table(["human", "bot"], own=0)) == 0  # a table's own setting wins
+    assert bots.delay_for(table(["bot", "bot"], own=250)) == 250
+    assert HouseBots(Games(), delay_ms=15, people_delay_ms=0).delay_for(table(["human", "bot"])) == 15
