@@ -143,6 +143,8 @@ GAMES = [
 def test_a_person_plays_a_whole_game_by_clicking(new_context, artifacts, game, title, players, bots, options):
     page = new_context(viewport={"width": 1280, "height": 900}).new_page()
     sign_up(page, unique_name("Ana"))
+    assets: dict[str, int] = {}
+    page.on("response", lambda r: r.url.endswith((".js", ".css")) and "/games/" in page.url and assets.setdefault(r.url, len(r.body())))
     gid = new_table(page, title, players, bots, options)
     moves = page.get_by_role("region", name="Your moves")
     result = page.get_by_role("heading", name="Result")
@@ -154,6 +156,10 @@ def test_a_person_plays_a_whole_game_by_clicking(new_context, artifacts, game, t
         if game != "kabuki-masks" and page.locator("#turn-line").inner_text() == "Your turn.":
             check_buttons_match_legal(page, game, gid, moves)
             checks += 1
+        stop = moves.get_by_role("button", name="Stop!")
+        if game == "kabuki-masks" and stop.is_enabled():
+            # The Stop button shows the placement number it calls on (KM-2).
+            assert stop.inner_text().split()[1].startswith("#")
         if click_one_move(page, moves):
             clicks += 1
         else:
@@ -179,6 +185,34 @@ def test_a_person_plays_a_whole_game_by_clicking(new_context, artifacts, game, t
     assert page.get_by_role("link", name=f"How to play {title}").get_attribute("href") == f"/how-to-play/{game}"
     if game != "kabuki-masks":
         assert checks > 5  # the legal_actions check ran turn after turn
+    # The table page's own JavaScript and CSS, shared modules included: under 150 KB.
+    assert any(url.endswith("/table.js") for url in assets) and sum(assets.values()) < 150_000, assets
+
+
+def test_director_dialog_sends_the_configuration_chosen(new_context):
+    """A composite action: a dialog with labelled controls and Confirm, which
+    sends exactly what the controls say (KT-10)."""
+    page = new_context(viewport={"width": 1280, "height": 900}).new_page()
+    sign_up(page, unique_name("Ana"))
+    gid = new_table(page, "Kabuki Tricks", 3, ["random", "random"])
+    moves = page.get_by_role("region", name="Your moves")
+    director = moves.get_by_role("button", name="Director")
+    deadline = time.monotonic() + 60
+    while not director.is_enabled():  # rounds pass until this person is the dealer
+        assert time.monotonic() < deadline
+        if not click_one_move(page, moves):
+            page.wait_for_timeout(30)
+    director.click()
+    dialog = page.get_by_role("dialog", name="Director")
+    dialog.get_by_label("High or Low").select_option(label="Low" if "High (as is)" in dialog.inner_text() else "High")
+    high = dialog.get_by_label("High or Low").input_value() == "high"
+    dialog.get_by_label("Actor order, strongest first").select_option("blue,orange,purple,green")
+    dialog.get_by_role("button", name="Confirm").click()
+    dialog.wait_for(state="detached")
+    line = f"directed: {'High' if high else 'Low'}, Blue > Orange > Purple > Green."
+    page.get_by_role("region", name="Move list").get_by_text(line).wait_for()
+    view = page.request.get(f"/api/v1/games/{gid}").json()["view"]
+    assert view["high"] is high and view["order"] == ["blue", "orange", "purple", "green"]
 
 
 # Every click on a move button, and every line the move list gains, with the

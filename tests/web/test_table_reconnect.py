@@ -101,18 +101,19 @@ def test_the_page_resumes_after_a_dropped_connection_without_reload(browser, liv
             relay.cut()
             page.wait_for_function("document.getElementById('table-status').dataset.state === 'reconnecting'")
             assert status.inner_text() == "Reconnecting…"
-            written = [act()]  # the Director, while the page is away
+            written = [act()]  # a move while the page is away
             page.get_by_text("Live.").wait_for(timeout=20_000)
             page.locator(f'ol.log > li[data-version="{written[-1]}"]').wait_for()
             assert page.evaluate("window.__sameDocument") is True  # no reload
             # Every event once, in order: the resumed stream starts after the last one seen.
             versions = page.locator("ol.log > li").evaluate_all("lis => lis.map(li => Number(li.dataset.version))")
             assert versions == sorted(set(versions)), versions
-            assert "directed" in page.locator(f'ol.log > li[data-version="{written[-1]}"]').inner_text()
+            assert page.locator(f'ol.log > li[data-version="{written[-1]}"]').inner_text().startswith(me["name"])
     finally:
         context.close()
         relay.close()
     # A dropped connection is a network error, not a page error: the only
     # console errors allowed are the browser's own notes about the cut.
-    problems = [p for p in guard.problems if "net::ERR_" not in p]
+    # (Chromium also asks for /favicon.ico when a cut interrupts the page's icon.)
+    problems = [p for p in guard.problems if "net::ERR_" not in p and not p.endswith("/favicon.ico', 'line': 0, 'column': 0, 'lineNumber': 0, 'columnNumber': 0}")]
     assert not problems, problems
