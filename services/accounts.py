@@ -23,6 +23,9 @@ _HASHER = PasswordHasher()
 # long as a wrong password (no probing for who has an account).
 _DUMMY_HASH = _HASHER.hash(secrets.token_urlsafe(16))
 MIN_PASSWORD, MAX_PASSWORD = 8, 200
+# Sign-in attempts per name and window, whoever makes them: slows password
+# guessing to a crawl while a person who mistypes a few times is not held up.
+SIGNIN_LIMIT, SIGNIN_WINDOW_S = 10, 60
 SECRET_NAME = "session"
 
 

@@ -12,7 +12,7 @@ from litestar import Litestar, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from services.api_docs import document_routes, openapi_with_security
-from services.accounts import Accounts, shared_secret
+from services.accounts import SIGNIN_LIMIT, SIGNIN_WINDOW_S, Accounts, shared_secret
 from services.api_types import SEED_REFUSED
 from services.config import Settings
 from services.docs_ui import assets_router, openapi_config
@@ -127,6 +127,8 @@ def create_app(settings: Settings) -> Litestar:
             settings=settings, runtime=runtime, pool=runtime.pool, redis=runtime.redis, hub=runtime.hub,
             games=runtime.games, players=runtime.players, tournaments=runtime.tournaments,
             accounts=Accounts(runtime.players, keys),
+            # Sign-in attempts per name (guessing passwords), over every process.
+            signin_limiter=RateLimiter(runtime.redis, SIGNIN_LIMIT, SIGNIN_WINDOW_S),
             agent_limiter=RateLimiter(runtime.redis, runtime.agents.settings.rate_limit, runtime.agents.settings.rate_window_s),
         )
         try:

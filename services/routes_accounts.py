@@ -76,6 +76,12 @@ async def sign_in(request: Request, state: State, data: SignIn) -> Response[Sess
     if request.headers.get("origin") and not same_origin(dict(request.scope["headers"])):
         # Login CSRF: another site must not sign a visitor into an account.
         raise Forbidden("csrf_failed", "sign in from this site's own pages")
+    retry_after = await state.signin_limiter.hit("signin:" + data.name.strip().lower()[:80])
+    if retry_after is not None:
+        return Response(
+            {"code": "rate_limited", "message": f"too many sign-in attempts for this name; wait {retry_after} s"},
+            status_code=429, headers={"Retry-After": str(retry_after)},
+        )
     player = await _accounts(state).sign_in(data.name, data.password)
     session = await _accounts(state).open_session(player)
     return Response(await _info(state, player, session), cookies=_cookies(request, session))

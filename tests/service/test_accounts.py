@@ -204,3 +204,19 @@ def test_password_change_ends_other_sessions_and_token_rotation(server):
                    headers={"Authorization": f"Bearer {bare['token']}"})
         assert r.status_code == 200 and r.json()["has_password"] is True
         assert _sign_in(p, bare["name"], "first password").status_code == 200
+
+
+def test_password_guessing_is_rate_limited_per_name(server):
+    from services.accounts import SIGNIN_LIMIT
+
+    name = _name("Ivy")
+    with _browser(server) as c:
+        _sign_up(c, name)
+        answers = [_sign_in(c, name.upper(), f"guess {i}").status_code for i in range(SIGNIN_LIMIT)]
+        assert answers == [401] * SIGNIN_LIMIT
+        r = _sign_in(c, name, "correct horse")  # even the right one waits now
+        assert r.status_code == 429 and r.json()["code"] == "rate_limited" and int(r.headers["retry-after"]) >= 1
+        # Other names are not affected.
+        other = _name("Jo")
+        _sign_up(c, other)
+        assert _sign_in(c, other).status_code == 200
