@@ -77,21 +77,25 @@ class AuthorSeat:
     def observe(self, event: Any) -> None:
         pass
 
-    def request(self, view: Any, legal: list) -> dict:
+    def request(self, view: Any, legal: list, optional: bool = False) -> dict:
         # Encoded and decoded as the push call does: exactly the service's JSON.
-        return msgspec.json.decode(_json.encode({
+        body = {
             "game": self.game.name, "game_id": f"arena-{self.seed}", "seat": self.seat,
             "version": len(self.playout.log), "view": view, "legal_actions": legal,
             "deadline_ms": self.deadline_ms, "time_bank_ms": self.bank_ms,
-        }))
+        }
+        if optional:  # a chance while the table waits for another seat (a Kabuki masks Stop)
+            body["time_bank_ms"] = 0
+            body["optional"] = True
+        return msgspec.json.decode(_json.encode(body))
 
     def act(self, view: Any, legal: list, rng: random.Random) -> Any:
-        request = self.request(view, legal)
+        awaited = self.seat in self.game.waiting_for(self.playout.state)
+        request = self.request(view, legal, optional=not awaited)
         step = self.step
         self.step += 1
         if self.stop_at is not None and step == self.stop_at:
             raise _Replay(request)
-        awaited = self.seat in self.game.waiting_for(self.playout.state)
         started = time.perf_counter()
         try:
             answer = self.fn(request)

@@ -13,6 +13,11 @@ the agent's own stream (docs/agents.md, "Pull: your stream"), standard library o
   (0.5 s doubling to 10 s while it keeps failing). The stream is
   level-triggered: on reconnection it announces every game in progress and
   the turns awaited, so nothing is lost; a turn being answered is not asked twice.
+- **Chances.** On `your_chance` (a Kabuki masks Stop while the table waits
+  for someone else, docs/agents.md "Optional calls") the function gets the
+  same request with `"optional": true`, `time_bank_ms` 0 and the event's
+  legal_actions; None (or any failure) lets the chance pass, an action is
+  posted with command id `<game_id>:<version>:chance`.
 """
 
 from __future__ import annotations
@@ -42,7 +47,8 @@ class PullAgent:
         self.stop = threading.Event()
         self.connections = 0  # streams opened (tests watch reconnects)
         self.moves = 0
-        self._busy: set[tuple[str, int]] = set()
+        self.chances_taken = 0  # optional actions the server accepted
+        self._busy: set[tuple] = set()
         self._lock = threading.Lock()
         self._last_event_id: str | None = None
 
@@ -125,6 +131,13 @@ class PullAgent:
                     return  # announced again after a reconnection while we answer it
                 self._busy.add(key)
             threading.Thread(target=self._turn, args=(payload, key), daemon=True).start()
+        elif event == "your_chance":
+            key = (payload.get("game_id"), payload.get("version"), "chance")
+            with self._lock:
+                if key in self._busy:
+                    return
+                self._busy.add(key)
+            threading.Thread(target=self._chance, args=(payload, key), daemon=True).start()
         elif event == "game_ended":
             print(f"hanamichi agent: game {payload.get('game_id')} ended: place {payload.get('place')}, "
                   f"score {payload.get('score')}", file=sys.stderr, flush=True)
@@ -150,6 +163,35 @@ class PullAgent:
             # 409 (the table moved on: a deadline, a timer) needs nothing: the next turn comes.
         except Exception as exc:  # a failed turn must not end the runner
             print(f"hanamichi agent: turn {turn} failed: {exc!r}", file=sys.stderr, flush=True)
+        finally:
+            with self._lock:
+                self._busy.discard(key)
+
+
+    def _chance(self, chance: dict, key) -> None:
+        """An optional call: the view from the game, the actions from the event."""
+        try:
+            game_id = chance["game_id"]
+            status, game = self._call("GET", f"/api/v1/games/{game_id}")
+            if status != 200 or game.get("your_seat") is None or not chance.get("legal_actions"):
+                return
+            request = {
+                "game": game["game"], "game_id": game_id, "seat": game["your_seat"], "version": chance["version"],
+                "view": game["view"], "legal_actions": chance["legal_actions"],
+                # No deadline is due; the function gets the usual move time to think.
+                "deadline_ms": 5000, "time_bank_ms": 0, "optional": True,
+            }
+            action = self.runner.decide(request)
+            if action is None:
+                return
+            status, answer = self._call("POST", f"/api/v1/games/{game_id}/actions", {
+                "action": action, "command_id": f"{game_id}:{chance['version']}:chance",
+                "expected_version": chance["version"]})
+            if status in (200, 201):
+                self.chances_taken += 1
+            # Refusals (already_called, too_late, a version conflict) cost nothing: the chance went by.
+        except Exception as exc:
+            print(f"hanamichi agent: chance {chance} failed: {exc!r}", file=sys.stderr, flush=True)
         finally:
             with self._lock:
                 self._busy.discard(key)

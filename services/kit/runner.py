@@ -5,7 +5,13 @@ time whatever it does: when it raises, answers something that is not one of
 `legal_actions`, or is still thinking at the deadline, the runner answers the
 default move (as the service would: a random legal action) and reports what
 happened to the author with the request that caused it. Nothing the function
-does stops the runner."""
+does stops the runner.
+
+An optional call (`"optional": true`, docs/agents.md "Optional calls": a
+Kabuki masks Stop chance while the table waits for someone else) is the same
+request marked optional: the function may return None to let it pass, and
+whatever goes wrong (an exception, an illegal or late answer) passes too.
+Nothing is due there, so a random default would only give tokens away (KM-4)."""
 
 from __future__ import annotations
 
@@ -60,7 +66,10 @@ class Runner:
     keep_reports: int = 100
 
     def decide(self, request: dict) -> Any:
-        """The function's answer when legal and on time; otherwise the default move (and a report)."""
+        """The function's answer when legal and on time; otherwise the default move (and a report).
+        For an optional call the default is None: the chance passes."""
+        optional = bool(request.get("optional"))
+        fallback = "let the chance pass" if optional else "answered the default move"
         box: dict[str, Any] = {}
         done = threading.Event()
 
@@ -77,16 +86,18 @@ class Runner:
         threading.Thread(target=run, name="hanamichi-act", daemon=True).start()
         if not done.wait(limit / 1000):
             self.report("late", f"no answer within {limit:.0f} ms (deadline_ms {request.get('deadline_ms')}); "
-                                "answered the default move", request)
-            return default_move(request)
+                                f"{fallback}", request)
+            return None if optional else default_move(request)
         if "error" in box:
             self.report("exception", box["error"].rstrip(), request)
-            return default_move(request)
+            return None if optional else default_move(request)
         answer = box.get("answer")
+        if answer is None and optional:
+            return None  # the author lets the chance pass
         if not is_legal(answer, request):
             self.report("illegal", f"answered {json.dumps(answer, default=repr, separators=(',', ':'))[:300]}, not one of legal_actions; "
-                                   "answered the default move", request)
-            return default_move(request)
+                                   f"{fallback}", request)
+            return None if optional else default_move(request)
         return answer
 
     def report(self, kind: str, message: str, request: dict) -> None:

@@ -81,3 +81,23 @@ def test_arena_jobs_give_the_same_figures_as_one_process():
     two = arena("examples/agent.py:act", "kabuki-tricks", 4, 8, 2, ["heuristic"] * 3, jobs=2)
     for key in ("games", "win_rate", "win_rate_ci95", "mean_score_by_seat", "illegal", "errors", "failures"):
         assert one[key] == two[key], key
+
+
+def test_arena_marks_kabuki_masks_stop_chances_optional_and_none_passes():
+    """A Stop chance while another seat is awaited comes as the service's
+    optional call (`optional: true`, time_bank_ms 0); None passes it without
+    a failure, while a turn answered None is illegal (the default move)."""
+    game = get_game("kabuki-masks")
+    requests = []
+
+    def act(request):
+        requests.append(request)
+        return None
+
+    records = play_games(act, game, 3, game.make_options({}), 9, range(2), ["heuristic", "heuristic"])
+    optional = [r for r in requests if r.get("optional")]
+    turns = [r for r in requests if not r.get("optional")]
+    assert optional and turns
+    assert all(r["time_bank_ms"] == 0 and all(a["type"] == "stop" for a in r["legal_actions"]) for r in optional)
+    failures = [f for rec in records for f in rec["failures"]]
+    assert len(failures) == len(turns) and {f["kind"] for f in failures} == {"illegal"}

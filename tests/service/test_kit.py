@@ -116,6 +116,53 @@ def test_push_reports_the_authors_exception_and_illegal_answer_with_the_request_
         push.stop()
 
 
+STOP = [{"type": "stop"}]
+
+
+def _chance(version: int, deadline_ms: int = 5000) -> bytes:
+    """An optional call as workers/agent_calls.py sends it (a Kabuki masks Stop chance)."""
+    return json.dumps({"game": "kabuki-masks", "game_id": "g2", "seat": 1, "version": version, "view": {},
+                       "legal_actions": STOP, "deadline_ms": deadline_ms, "time_bank_ms": 0,
+                       "optional": True}).encode()
+
+
+def test_push_passes_optional_calls_to_the_function_and_a_failed_one_lets_the_chance_pass():
+    """docs/agents.md "Optional calls": the function sees `optional: true` and
+    may answer None; an exception, an illegal or a late answer is reported and
+    answered `{"action": null}`, never a random Stop (before the fix: a Stop)."""
+    release = threading.Event()
+    seen = []
+
+    def act(request):
+        seen.append(request)
+        if request["version"] in (1, 20):
+            return None  # let it pass (20: a turn, where None is no answer)
+        if request["version"] == 2:
+            return STOP[0]
+        if request["version"] == 3:
+            raise ValueError("bad chance")
+        if request["version"] == 4:
+            return {"type": "place", "slot": 9}
+        release.wait(10)
+        return STOP[0]
+
+    push = _Push(act)
+    try:
+        answers = [_post(push.port, _chance(v, deadline_ms=400 if v == 5 else 5000)) for v in (1, 2, 3, 4, 5)]
+        assert [r.status_code for r in answers] == [200] * 5
+        assert [r.json() for r in answers] == [{"action": None}, {"action": STOP[0]}, {"action": None},
+                                              {"action": None}, {"action": None}]
+        assert all(r["optional"] is True for r in seen) and len(seen) == 5
+        assert "let the chance pass" in push.out.getvalue()
+        # An awaited turn still gets the default move for a None answer.
+        assert _post(push.port, _turn(20)).json()["action"] in LEGAL
+        assert [(rep.kind, rep.request["version"]) for rep in push.reports] == [
+            ("exception", 3), ("illegal", 4), ("late", 5), ("illegal", 20)]
+    finally:
+        release.set()
+        push.stop()
+
+
 def test_the_kit_imports_nothing_of_the_server():
     code = ("import sys, services.kit, services.kit.push, services.kit.pull, services.kit.arena, services.kit.cli;"
             "bad = [m for m in ('asyncpg', 'redis', 'litestar', 'arq', 'httpx', 'uvicorn', 'services.app', 'services.db')"
@@ -173,4 +220,51 @@ async def test_pull_runner_plays_a_whole_game_through_a_dropped_stream_and_repor
         if agent is not None:
             agent.stop.set()
         gate.stop()
+        worker.stop()
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_pull_runner_answers_your_chance_with_an_optional_request(server, server_env, tmp_path):
+    """At a Kabuki masks table the pull runner turns `your_chance` into the
+    request marked optional (time_bank_ms 0) and posts the Stop the function
+    takes; before the fix the event was ignored and no Stop came from seat 0
+    while another seat was awaited."""
+    worker = WorkerProcess(server_env, tmp_path / "worker.log").start()
+    requests = []
+
+    def act(request):
+        requests.append(request)
+        stops = [a for a in request["legal_actions"] if a["type"] == "stop"]
+        if request.get("optional"):
+            return stops[0] if stops else None
+        places = [a for a in request["legal_actions"] if a["type"] == "place"]
+        return (places or request["legal_actions"])[0]
+
+    agent = None
+    try:
+        owner = await ApiClient.register(server.base_url, "kit-chance-author")
+        r = await owner.post("/api/v1/agents", {"name": "kit-chancer", "games": ["kabuki-masks"], "mode": "pull"})
+        assert r.status_code == 201, r.text
+        token = r.json()["token"]
+        agent = PullAgent(act, server.base_url, token, runner=Runner(act, out=io.StringIO()))
+        threading.Thread(target=agent.run, daemon=True).start()
+        r = await owner.post("/api/v1/games", {"game": "kabuki-masks", "players": 2, "options": {"stop_window_ms": 150},
+                                               "time_control": {"move_ms": 3000, "bank_ms": 3000}})
+        assert r.status_code == 201, r.text
+        game_id = r.json()["game_id"]
+        assert (await owner.post(f"/api/v1/games/{game_id}/bots", {"seat": 1, "bot": "random"})).status_code == 200
+        assert (await ApiClient(server.base_url, token=token).sit(game_id, 0))
+        deadline = time.monotonic() + 90
+        while (await owner.game(game_id))["status"] != "finished":
+            assert time.monotonic() < deadline, "the game did not finish"
+            await asyncio.sleep(0.2)
+        optional = [q for q in requests if q.get("optional")]
+        assert optional and all(q["time_bank_ms"] == 0 and q["seat"] == 0 and q["view"] for q in optional)
+        assert agent.chances_taken >= 1
+        events = (await owner.get(f"/api/v1/games/{game_id}/events", after=0)).json()["events"]
+        assert [e for e in events if e["event"]["type"] == "km.stopped" and e["event"].get("caller") == 0]
+        assert [e for e in events if e["event"]["type"] == "hm.move_played_for_seat" and e["event"]["seat"] == 0] == []
+    finally:
+        if agent is not None:
+            agent.stop.set()
         worker.stop()
