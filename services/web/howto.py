@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from html import escape
 
+from services.web.i18n import text
+
 # (title, summary paragraphs, [(ruling id, what it settles)])
 _PAGES: dict[str, tuple[str, list[str], list[tuple[str, str]]]] = {
     "kabuki-tricks": (
@@ -109,16 +111,33 @@ _PAGES: dict[str, tuple[str, list[str], list[tuple[str, str]]]] = {
 }
 
 
-def how_to_play(game: str) -> str | None:
-    """The page's article HTML, or None for an unknown game."""
+def howto_keys() -> list[str]:
+    """The glossary keys of the other languages' texts (static/i18n/*.json):
+    howto.<game>.p<n> per paragraph, ruling.<id> per ruling. English is
+    _PAGES itself."""
+    keys = []
+    for game, (_title, paragraphs, rulings) in _PAGES.items():
+        keys += [f"howto.{game}.p{n}" for n in range(1, len(paragraphs) + 1)]
+        keys += [f"ruling.{i}" for i, _t in rulings]
+    return keys
+
+
+def how_to_play(game: str, lang: str = "en") -> str | None:
+    """The page's article HTML in `lang` (issue 15), or None for an unknown
+    game. The game's name is the glossary's (game.<id>): the rulebook's own
+    where one exists in that language."""
     page = _PAGES.get(game)
     if page is None:
         return None
     title, paragraphs, rulings = page
+    if lang != "en":
+        paragraphs = [text(lang, f"howto.{game}.p{n}") for n in range(1, len(paragraphs) + 1)]
+        rulings = [(i, text(lang, f"ruling.{i}")) for i, _t in rulings]
+        title = text(lang, f"game.{game}")
     body = "".join(f"<p>{escape(p)}</p>" for p in paragraphs)
     rules = "".join(f"<li><strong>{escape(i)}</strong> {escape(t)}</li>" for i, t in rulings)
     return (
-        f"<h1>How to play {escape(title)}</h1>{body}"
-        f'<section aria-labelledby="rulings-h"><h2 id="rulings-h">Rulings</h2>'
-        f"<p>Where the rulebook leaves a question open, Hanamichi plays it like this:</p><ul class=\"rulings\">{rules}</ul></section>"
+        f"<h1>{escape(text(lang, 'howto.title', game=title))}</h1>{body}"
+        f'<section aria-labelledby="rulings-h"><h2 id="rulings-h">{escape(text(lang, "howto.rulings"))}</h2>'
+        f"<p>{escape(text(lang, 'howto.rulings_intro'))}</p><ul class=\"rulings\">{rules}</ul></section>"
     )

@@ -10,11 +10,12 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from litestar import Response, get
+from litestar import Request, Response, get
 from litestar.static_files import create_static_files_router
 
-from engines.registry import available, get_game
+from engines.registry import available
 from services.web.howto import how_to_play
+from services.web.i18n import COOKIE, LANGS, lang_of, switch, translator
 
 STATIC = Path(__file__).parent / "static"
 ASSETS = "/assets"
@@ -27,12 +28,20 @@ CSP = (
 )
 
 
-def shell(title: str, main: str, scripts: tuple[str, ...] = (), styles: tuple[str, ...] = (), page: str = "") -> Response[str]:
-    """A page: header with navigation (filled by nav.js), `main`, our modules."""
+def shell(title: str, main: str, scripts: tuple[str, ...] = (), styles: tuple[str, ...] = (), page: str = "",
+          request: Request | None = None) -> Response[str]:
+    """A page: header with navigation (filled by nav.js) and the language
+    switch, `main`, our modules. The language is the request's (i18n.py);
+    the modules read it from <html lang> (i18n.js)."""
+    lang = lang_of(request) if request is not None else "en"
+    _ = translator(lang)
+    here = "/"
+    if request is not None:
+        here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     links = "".join(f'<link rel="stylesheet" href="{ASSETS}/{s}">' for s in ("app.css", *styles))
     modules = "".join(f'<script type="module" src="{ASSETS}/{s}"></script>' for s in ("nav.js", *scripts))
     html = f"""<!doctype html>
-<html lang="en">
+<html lang="{lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -41,19 +50,21 @@ def shell(title: str, main: str, scripts: tuple[str, ...] = (), styles: tuple[st
 {links}
 </head>
 <body data-page="{escape(page)}">
-<a class="skip" href="#main">Skip to content</a>
+<a class="skip" href="#main">{_("nav.skip")}</a>
 <header class="site">
   <a class="brand" href="/">Hanamichi</a>
-  <nav aria-label="Main">
+  <nav aria-label="{_("nav.main")}">
     <ul>
-      <li><a href="/">Lobby</a></li>
-      <li><a href="/how-to-play/kabuki-tricks">How to play</a></li>
-      <li><a href="/live">Live now</a></li>
-      <li><a href="/tournaments">Tournaments</a></li>
-      <li><a href="/leaderboards">Leaderboards</a></li>
+      <li><a href="/">{_("nav.lobby")}</a></li>
+      <li><a href="/how-to-play/kabuki-tricks">{_("nav.howto")}</a></li>
+      <li><a href="/live">{_("nav.live")}</a></li>
+      <li><a href="/tournaments">{_("nav.tournaments")}</a></li>
+      <li><a href="/leaderboards">{_("nav.leaderboards")}</a></li>
+      <li><a href="/agents">{_("nav.agents")}</a></li>
     </ul>
   </nav>
   <div class="who" id="who" aria-live="polite"></div>
+  {switch(lang, here)}
 </header>
 <main id="main" tabindex="-1">
 {main}
@@ -73,112 +84,130 @@ def _field(label: str, name: str, kind: str = "text", autocomplete: str = "", ex
 
 
 @get("/", include_in_schema=False, sync_to_thread=False)
-def lobby_page() -> Response[str]:
-    main = """
-<h1>Lobby</h1>
+def lobby_page(request: Request) -> Response[str]:
+    _ = translator(lang_of(request))
+    main = f"""
+<h1>{_("lobby.title")}</h1>
 <section aria-labelledby="new-table-h" class="panel" id="new-table">
-  <h2 id="new-table-h">New table</h2>
-  <p class="hint" id="new-table-signin" hidden><a href="/signin">Sign in</a> to open a table.</p>
+  <h2 id="new-table-h">{_("lobby.new")}</h2>
+  <p class="hint" id="new-table-signin" hidden><a href="/signin">{_("nav.signin")}</a> {_("lobby.to_open")}</p>
   <form id="new-table-form" aria-labelledby="new-table-h" hidden></form>
 </section>
-<section aria-labelledby="open-h"><h2 id="open-h">Open tables</h2><ul class="tables" id="tables-open" aria-labelledby="open-h"></ul></section>
-<section aria-labelledby="playing-h"><h2 id="playing-h">Tables in play</h2><ul class="tables" id="tables-playing" aria-labelledby="playing-h"></ul></section>
-<section aria-labelledby="finished-h"><h2 id="finished-h">Recently finished</h2><ul class="tables" id="tables-finished" aria-labelledby="finished-h"></ul></section>
+<section aria-labelledby="open-h"><h2 id="open-h">{_("lobby.open")}</h2><ul class="tables" id="tables-open" aria-labelledby="open-h"></ul></section>
+<section aria-labelledby="playing-h"><h2 id="playing-h">{_("lobby.playing")}</h2><ul class="tables" id="tables-playing" aria-labelledby="playing-h"></ul></section>
+<section aria-labelledby="finished-h"><h2 id="finished-h">{_("lobby.finished")}</h2><ul class="tables" id="tables-finished" aria-labelledby="finished-h"></ul></section>
 <p class="status" role="status" id="lobby-status"></p>
 """
-    return shell("Lobby", main, ("lobby.js",), page="lobby")
+    return shell(_("lobby.title"), main, ("lobby.js",), page="lobby", request=request)
 
 
 @get("/signup", include_in_schema=False, sync_to_thread=False)
-def signup_page() -> Response[str]:
+def signup_page(request: Request) -> Response[str]:
+    _ = translator(lang_of(request))
     main = f"""
-<h1>Sign up</h1>
+<h1>{_("nav.signup")}</h1>
 <form id="signup-form" class="panel narrow" aria-labelledby="signup-h" novalidate>
-  <h2 id="signup-h" class="visually-hidden">Create an account</h2>
-  {_field("Name", "name", autocomplete="username", extra='maxlength="40"')}
-  {_field("Password", "password", "password", "new-password", 'minlength="8" maxlength="200"')}
-  <p class="hint">8 characters or more. Names are unique, whatever their case.</p>
-  <p><button type="submit">Sign up</button></p>
+  <h2 id="signup-h" class="visually-hidden">{_("signup.h")}</h2>
+  {_field(_("field.name"), "name", autocomplete="username", extra='maxlength="40"')}
+  {_field(_("field.password"), "password", "password", "new-password", 'minlength="8" maxlength="200"')}
+  <p class="hint">{_("signup.hint")}</p>
+  <p><button type="submit">{_("nav.signup")}</button></p>
   <p class="error" role="alert" id="form-error"></p>
 </form>
-<p>Already have an account? <a href="/signin">Sign in</a></p>
+<p>{_("signup.have")} <a href="/signin">{_("nav.signin")}</a></p>
 """
-    return shell("Sign up", main, ("forms.js",), page="signup")
+    return shell(_("nav.signup"), main, ("forms.js",), page="signup", request=request)
 
 
 @get("/signin", include_in_schema=False, sync_to_thread=False)
-def signin_page() -> Response[str]:
+def signin_page(request: Request) -> Response[str]:
+    _ = translator(lang_of(request))
     main = f"""
-<h1>Sign in</h1>
+<h1>{_("nav.signin")}</h1>
 <form id="signin-form" class="panel narrow" aria-labelledby="signin-h" novalidate>
-  <h2 id="signin-h" class="visually-hidden">Sign in to your account</h2>
-  {_field("Name", "name", autocomplete="username", extra='maxlength="40"')}
-  {_field("Password", "password", "password", "current-password", 'maxlength="200"')}
-  <p><button type="submit">Sign in</button></p>
+  <h2 id="signin-h" class="visually-hidden">{_("signin.h")}</h2>
+  {_field(_("field.name"), "name", autocomplete="username", extra='maxlength="40"')}
+  {_field(_("field.password"), "password", "password", "current-password", 'maxlength="200"')}
+  <p><button type="submit">{_("nav.signin")}</button></p>
   <p class="error" role="alert" id="form-error"></p>
 </form>
-<p>No account yet? <a href="/signup">Sign up</a></p>
+<p>{_("signin.none")} <a href="/signup">{_("nav.signup")}</a></p>
 """
-    return shell("Sign in", main, ("forms.js",), page="signin")
+    return shell(_("nav.signin"), main, ("forms.js",), page="signin", request=request)
 
 
 @get("/account", include_in_schema=False, sync_to_thread=False)
-def account_page() -> Response[str]:
+def account_page(request: Request) -> Response[str]:
+    _ = translator(lang_of(request))
     main = f"""
-<h1>Account</h1>
-<p id="account-signed-out" hidden>You are not signed in. <a href="/signin">Sign in</a></p>
+<h1>{_("account.title")}</h1>
+<p id="account-signed-out" hidden>{_("account.signed_out")} <a href="/signin">{_("nav.signin")}</a></p>
 <div id="account" hidden>
-  <p>Signed in as <strong id="account-name"></strong>.</p>
+  <p>{_("account.signed_in_as")} <strong id="account-name"></strong>.</p>
   <section class="panel narrow" aria-labelledby="password-h">
-    <h2 id="password-h">Password</h2>
+    <h2 id="password-h">{_("field.password")}</h2>
     <form id="password-form" aria-labelledby="password-h" novalidate>
-      {_field("New password", "new-password", "password", "new-password", 'minlength="8" maxlength="200"')}
-      <p><button type="submit">Save password</button></p>
+      {_field(_("account.new_password"), "new-password", "password", "new-password", 'minlength="8" maxlength="200"')}
+      <p><button type="submit">{_("account.save_password")}</button></p>
       <p class="status" role="status" id="password-status"></p>
     </form>
   </section>
   <section class="panel narrow" aria-labelledby="token-h">
-    <h2 id="token-h">API token</h2>
-    <p>Programs (bots, scripts) act for you with <code>Authorization: Bearer &lt;token&gt;</code>.
-    A new token replaces the old one, which stops working. It is shown once: copy it.</p>
-    <p><button type="button" id="rotate-token">New API token</button></p>
-    <p class="token-out" id="token-out" hidden><label for="token-value">Your new token</label>
+    <h2 id="token-h">{_("account.token")}</h2>
+    <p>{_("account.token_use")} <code>Authorization: Bearer &lt;token&gt;</code>.
+    {_("account.token_once")}</p>
+    <p><button type="button" id="rotate-token">{_("account.new_token")}</button></p>
+    <p class="token-out" id="token-out" hidden><label for="token-value">{_("account.your_token")}</label>
       <input id="token-value" readonly></p>
     <p class="status" role="status" id="token-status"></p>
   </section>
 </div>
 """
-    return shell("Account", main, ("account.js",), page="account")
+    return shell(_("account.title"), main, ("account.js",), page="account", request=request)
 
 
 @get("/how-to-play/{game:str}", include_in_schema=False, sync_to_thread=False)
-def how_to_play_page(game: str) -> Response[str]:
-    text = how_to_play(game)
+def how_to_play_page(game: str, request: Request) -> Response[str]:
+    lang = lang_of(request)
+    _ = translator(lang)
+    text = how_to_play(game, lang)
     if text is None:
-        games = "".join(f'<li><a href="/how-to-play/{g}">{escape(get_game(g).title)}</a></li>' for g in available())
-        response = shell("Not found", f"<h1>No such game</h1><p>Rules are here for:</p><ul>{games}</ul>")
+        games = "".join(f'<li><a href="/how-to-play/{g}">{_("game." + g)}</a></li>' for g in available())
+        response = shell(_("page.not_found"), f"<h1>{_('howto.no_game')}</h1><p>{_('howto.rules_for')}</p><ul>{games}</ul>", request=request)
         response.status_code = 404
         return response
     current = ' aria-current="page"'
     others = "".join(
-        f'<li><a href="/how-to-play/{g}"{current if g == game else ""}>{escape(get_game(g).title)}</a></li>'
+        f'<li><a href="/how-to-play/{g}"{current if g == game else ""}>{_("game." + g)}</a></li>'
         for g in available()
     )
-    main = f'<nav aria-label="Games" class="games-nav"><ul>{others}</ul></nav><article class="howto">{text}</article>'
-    return shell(f"How to play {get_game(game).title}", main, page="howto")
+    main = f'<nav aria-label="{_("nav.games")}" class="games-nav"><ul>{others}</ul></nav><article class="howto">{text}</article>'
+    return shell(_("howto.title", game=_("game." + game)), main, page="howto", request=request)
 
 
 @get("/games/{game_id:str}", include_in_schema=False, sync_to_thread=False)
-def table_page(game_id: str) -> Response[str]:
+def table_page(game_id: str, request: Request) -> Response[str]:
     """A table: the page's code is table.js/table.css (the table's own
     module); this shell gives it the game id and the regions it fills."""
+    _ = translator(lang_of(request))
     main = f"""
 <div id="table" data-game-id="{escape(game_id)}">
-  <h1 id="table-title">Table</h1>
-  <p class="status" role="status" id="table-status">Loading…</p>
+  <h1 id="table-title">{_("table.title")}</h1>
+  <p class="status" role="status" id="table-status">{_("status.loading")}</p>
 </div>
 """
-    return shell("Table", main, ("table.js",), ("table.css",), page="table")
+    return shell(_("table.title"), main, ("table.js",), ("table.css",), page="table", request=request)
+
+
+@get("/lang/{code:str}", include_in_schema=False, sync_to_thread=False)
+def set_language(code: str, next: str = "/") -> Response[str]:
+    """The language switch: remember the choice for a year and go back to
+    the page, on this site only (no open redirect)."""
+    target = next if next.startswith("/") and not next.startswith(("//", "/\\")) else "/"
+    response = Response("", status_code=303, headers={"Location": target, "Cache-Control": "no-store"})
+    if code in LANGS:
+        response.set_cookie(COOKIE, code, max_age=365 * 86400, path="/", samesite="lax")
+    return response
 
 
 def static_router():
@@ -186,4 +215,4 @@ def static_router():
     return create_static_files_router(path=ASSETS, directories=[STATIC], include_in_schema=False, name="web-assets")
 
 
-ROUTES = [lobby_page, signup_page, signin_page, account_page, how_to_play_page, table_page]
+ROUTES = [lobby_page, signup_page, signin_page, account_page, how_to_play_page, table_page, set_language]

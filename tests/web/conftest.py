@@ -78,7 +78,7 @@ def new_context(browser, live):
     contexts = []
 
     def make(**kwargs):
-        context = browser.new_context(locale="en", base_url=live.base_url, **kwargs)
+        context = browser.new_context(**{"locale": "en", "base_url": live.base_url, **kwargs})
         context.set_default_timeout(15_000)
         guard.watch_context(context)
         contexts.append(context)

@@ -1,5 +1,6 @@
 // /signup and /signin.
 import { api, currentPlayer, describe } from "./api.js";
+import { t } from "./i18n.js";
 
 function next() {
   // Back where the visitor came from (e.g. an invite link), on this site only.
@@ -17,7 +18,7 @@ function wire(formId, submit) {
     const name = form.elements.name.value.trim();
     const password = form.elements.password.value;
     if (!name || !password) {
-      error.textContent = "Enter a name and a password.";
+      error.textContent = t("signup.enter_both");
       return;
     }
     const button = form.querySelector("button[type=submit]");
@@ -34,7 +35,7 @@ function wire(formId, submit) {
 }
 
 wire("signup-form", async (name, password) => {
-  if (password.length < 8) throw new Error("A password is 8 characters or more.");
+  if (password.length < 8) throw new Error(t("signup.short"));
   await api("/api/v1/players", { method: "POST", body: { name, password } });
   await api("/api/v1/session", { method: "POST", body: { name, password } });
 });

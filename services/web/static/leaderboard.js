@@ -2,18 +2,19 @@
 // apart, provisional ratings marked (GET /api/v1/leaderboards/{game}).
 import { api, describe } from "./api.js";
 import { h } from "./watch-ui.js";
+import { t } from "./i18n.js";
 
 const root = document.getElementById("leaderboard");
 const game = root.dataset.game;
 
 function board(rows, linked) {
-  if (!rows.length) return h("p", { class: "hint" }, "Nobody rated yet.");
+  if (!rows.length) return h("p", { class: "hint" }, t("lb.nobody"));
   return h("table", { class: "grid" },
-    h("thead", {}, h("tr", {}, ["#", "Name", "Rating", "μ ± σ", "Games", "Forfeits"].map((c) => h("th", { scope: "col" }, c)))),
+    h("thead", {}, h("tr", {}, ["#", t("field.name"), t("lb.rating"), "μ ± σ", t("lb.games"), t("lb.forfeits")].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, rows.map((r, i) => h("tr", { class: r.provisional ? "provisional" : "" },
       h("td", {}, String(i + 1)),
       h("th", { scope: "row" }, linked ? h("a", { href: `/players/${r.rated_id}` }, r.name) : r.name,
-        r.provisional ? h("span", { class: "badge", title: "σ is 5 or more: few games yet" }, "provisional") : null),
+        r.provisional ? h("span", { class: "badge", title: t("lb.provisional_title") }, t("lb.provisional")) : null),
       h("td", {}, r.ordinal.toFixed(1)), h("td", {}, `${r.mu.toFixed(1)} ± ${r.sigma.toFixed(1)}`),
       h("td", {}, String(r.games)), h("td", {}, String(r.forfeits ?? 0))))));
 }

@@ -1,5 +1,6 @@
 // Every page: who is signed in, with Sign out; or Sign in / Sign up.
 import { api, currentPlayer } from "./api.js";
+import { t } from "./i18n.js";
 
 function link(href, text) {
   const a = document.createElement("a");
@@ -15,18 +16,18 @@ async function render() {
   who.replaceChildren();
   if (player) {
     const account = link("/account", player.name);
-    account.setAttribute("aria-label", `Account: ${player.name}`);
+    account.setAttribute("aria-label", t("nav.account", { name: player.name }));
     const out = document.createElement("button");
     out.type = "button";
     out.className = "link";
-    out.textContent = "Sign out";
+    out.textContent = t("nav.signout");
     out.addEventListener("click", async () => {
       await api("/api/v1/session", { method: "DELETE" }).catch(() => null);
       window.location.assign("/");
     });
     who.append(account, out);
   } else {
-    who.append(link("/signin", "Sign in"), link("/signup", "Sign up"));
+    who.append(link("/signin", t("nav.signin")), link("/signup", t("nav.signup")));
   }
 }
 

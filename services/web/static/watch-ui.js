@@ -1,6 +1,8 @@
 // Helpers of the watching pages (issue 15): live, replay, tournaments,
 // leaderboards, players. Boards are drawn by the table's own game modules
 // (games/<game>.js, issue 14); a game without one shows its view as text.
+import { gameTitle, t } from "./i18n.js";
+
 export function h(tag, attrs = {}, ...kids) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -51,7 +53,7 @@ export function contextFor(info, mod) {
 
 /** The board of a view, by the game's module, or its public fields as text. */
 export function drawBoard(mod, view, info, ctx) {
-  if (!view) return [h("p", { class: "hint" }, "Nothing to show yet.")];
+  if (!view) return [h("p", { class: "hint" }, t("watch.nothing"))];
   if (mod && mod.board) {
     try { return [mod.board(view, info, ctx)].flat(); } catch (err) { /* fall through to text */ }
   }
@@ -74,5 +76,5 @@ export function countdown(ms) {
   return d ? `${d} d ${hh} h` : hh ? `${hh} h ${mm} min` : `${mm} min ${s} s`;
 }
 
-export const TITLES = { "kabuki-tricks": "Kabuki Tricks", cahoots: "Cahoots", "tezuma-trick": "Tezuma Trick", "kabuki-masks": "Kabuki (mask memory)" };
-export const title = (g) => TITLES[g] || g;
+// Game names from the glossary: the rulebook's own in its language (i18n.js).
+export const title = (g) => gameTitle(g);
