@@ -31,6 +31,7 @@ def add_bench_parser(sub) -> None:
     service.add_argument("--players", type=int, default=4)
     service.add_argument("--port", type=int, default=18950)
     service.add_argument("--raw-seconds", type=float, default=3.0)
+    service.add_argument("--http-seconds", type=float, default=3.0, help="how long to measure the trivial-route HTTP ceiling")
     service.add_argument("--server-processes", type=int, default=1, help="API processes (uvicorn --workers)")
     service.add_argument("--client", choices=["stream", "poll"], default="poll",
                          help="stream: each seat waits for `turn` on its SSE stream; poll: a GET before each move")
@@ -92,6 +93,31 @@ async def raw_append_ceiling(dsn: str, seconds: float, connections: int = 8) -> 
     await admin.execute(f"DROP TABLE {table}")
     await admin.close()
     return done / elapsed
+
+
+async def http_ceiling(host: str, port: int, seconds: float, connections: int = 64) -> float:
+    """GET /health (no IO, a tiny JSON body) from `connections` keep-alive
+    connections of this load generator: what the same server stack, with its
+    middleware, answers when our own code does nothing. Accepted actions/s
+    over this is the share of the HTTP budget the action route uses."""
+    from services.loadclient import HttpConnection
+
+    done = 0
+    stop = time.perf_counter() + seconds
+
+    async def client() -> None:
+        nonlocal done
+        conn = HttpConnection(host, port)
+        try:
+            while time.perf_counter() < stop:
+                status, _, _ = await conn.request("GET", "/health")
+                done += status == 200
+        finally:
+            conn.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(client() for _ in range(connections)))
+    return done / (time.perf_counter() - started)
 
 
 class GameRunner:
@@ -209,13 +235,16 @@ async def run_service_bench(args: argparse.Namespace, database_url: str, redis_u
             except OSError:
                 setup.close()
                 await asyncio.sleep(0.1)
+        setup.close()
+        http = await http_ceiling(host, port, args.http_seconds)
         tables = []
+        run = uuid.uuid4().hex[:6]  # names are unique (issue 14): a second run on the same database needs new ones
 
         async def make_table(n: int) -> tuple[str, list[str]]:
             conn = HttpConnection(host, port)
             tokens = []
             for seat in range(args.players):
-                _, player, _ = await conn.request("POST", "/api/v1/players", {"name": f"bench{n}-{seat}"})
+                _, player, _ = await conn.request("POST", "/api/v1/players", {"name": f"bench{run}-{n}-{seat}"})
                 tokens.append(player["token"])
             _, created, _ = await conn.request(
                 "POST", "/api/v1/games", {"game": args.game, "players": args.players}, tokens[0]
@@ -276,6 +305,9 @@ async def run_service_bench(args: argparse.Namespace, database_url: str, redis_u
         "fanout_missing": missing,
         "raw_single_event_appends_per_s_8_connections": round(raw, 1),
         "ratio_to_raw_ceiling": round(accepted / elapsed / raw, 3),
+        "http_ceiling_trivial_route_per_s": round(http, 1),
+        "ratio_to_http_ceiling": round(accepted / elapsed / http, 3),
+        "server_processes": args.server_processes,
     }
 
 

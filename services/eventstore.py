@@ -209,9 +209,17 @@ class EventStore:
             stream_id, command_id, seat,
         )
 
-    async def commands_of(self, stream_id: str) -> dict[tuple[int | None, str], bytes]:
-        """(seat, command id) -> outcome: each seat has its own command ids."""
-        rows = await self.pool.fetch("SELECT seat, command_id, outcome FROM commands WHERE stream_id = $1", stream_id)
+    async def commands_of(self, stream_id: str, after: int = 0) -> dict[tuple[int | None, str], bytes]:
+        """(seat, command id) -> outcome: each seat has its own command ids.
+        `after`: only the commands that wrote versions past it (a catch-up)."""
+        if after:
+            rows = await self.pool.fetch(
+                "SELECT seat, command_id, outcome FROM commands WHERE stream_id = $1"
+                " AND (convert_from(outcome, 'UTF8')::jsonb ->> 'first')::bigint > $2",
+                stream_id, after,
+            )
+        else:
+            rows = await self.pool.fetch("SELECT seat, command_id, outcome FROM commands WHERE stream_id = $1", stream_id)
         return {(r["seat"], r["command_id"]): r["outcome"] for r in rows}
 
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[tuple[int, str, int, str, bytes]]:

@@ -116,6 +116,8 @@ class Hub:
         # PostgreSQL only when another process has moved it on.
         self.latest: dict[str, int] = {}
         self.ending = False
+        # Each table's spectator feed in this process (services.broadcast, issue 18).
+        self.feeds: dict = {}
 
     def end_streams(self) -> None:
         """Shutdown (SIGTERM): every SSE stream of this process ends now, and
@@ -224,5 +226,9 @@ class Hub:
                 log.warning("resync query failed: %s", exc)
                 continue
             for stream_id, version in versions.items():
+                # What PostgreSQL says counts as a notice too: a copy behind it
+                # catches up (services/games.py), even if Redis lost the entry.
+                if version > self.latest.get(stream_id, 0):
+                    self.latest[stream_id] = version
                 # A bare notice: subscribers behind `version` read the gap from PostgreSQL.
                 self.deliver(Notice(stream_id, version, version))

@@ -4,6 +4,7 @@ workers only translate into these calls."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 import time
@@ -73,6 +74,7 @@ class GameService:
         self.known_version = known_version
         self.recheck_s = recheck_s
         self.commits = 0
+        self._refreshing: dict[str, asyncio.Future] = {}  # game id -> the catch-up query in flight
 
     # --- lobby ---------------------------------------------------------------
 
@@ -205,6 +207,7 @@ class GameService:
                 raise BadRequest("bad_command_id", f"command ids starting with {', '.join(SERVER_PREFIXES)} are the server's")
         logs.bind(seat=seat)  # the request's log lines (services/logs.py)
         action = raw_action if isinstance(raw_action, msgspec.Struct) else None  # house bots pass engine actions
+        rechecked = False
         for _attempt in range(3):
             async with table.lock:
                 # Command ids are per seat (issue 11, item 5): another seat's
@@ -212,8 +215,12 @@ class GameService:
                 stored = table.commands.get((seat, command_id))
                 if stored is not None:
                     return table, msgspec.json.decode(stored, type=Outcome), []
+                if self.known_version(game_id) > table.version:
+                    # A commit notice says another process moved the table on:
+                    # catch up before deciding (no query when nothing was said).
+                    await self.refresh(table)
                 if expected_version is not None and expected_version != table.version:
-                    await self.refresh(table)  # our copy may be behind another process
+                    await self.refresh(table, fresh=True)  # our copy may be behind another process
                     if expected_version != table.version:
                         raise Conflict(
                             "version_conflict",
@@ -231,13 +238,24 @@ class GameService:
                 try:
                     events = table.game.decide(table.state, seat, action, Ctx(received_ms))
                 except RuleError as err:
+                    if not rechecked:
+                        # Refused on our copy, whose notice of another process's
+                        # commit may still be on its way: one look at PostgreSQL
+                        # before the refusal stands (a refusal costs a query;
+                        # an accepted move on a current copy costs none).
+                        rechecked, seen = True, table.version
+                        await self.refresh(table, fresh=True)
+                        if table.version != seen:
+                            continue
                     if err.code in _TURN_CODES:
                         raise Conflict(err.code, err.message, version=table.version) from None
                     raise Unprocessable(err.code, err.message, version=table.version) from None
                 try:
                     outcome, events = await self._commit_command(table, seat, command_id, events)
                 except VersionConflict:
-                    await self.refresh(table)  # another process wrote first: decide again
+                    # Another process wrote first (our copy was stale and its
+                    # notice not here yet): the one conflict round trip, then decide again.
+                    await self.refresh(table, fresh=True)
                     continue
             return table, outcome, events
         raise Conflict("version_conflict", "the game moved on; try again", version=table.version)
@@ -297,14 +315,36 @@ class GameService:
         await self._commit(table, events, (command_id, msgspec.json.encode(outcome)), seat, state_after=after)
         return outcome, events
 
-    async def refresh(self, table: Table) -> None:
-        """Catch up with events another process appended (a cheap query),
-        and with the command ids it recorded."""
+    async def refresh(self, table: Table, fresh: bool = False) -> None:
+        """Catch up with events another process appended, and with the
+        command ids it recorded (issue 16). The copies stay current from the
+        commit notices: callers refresh only when a notice (Hub.latest_version)
+        says the copy is behind. Everyone who wants the same table caught up
+        at once (its SSE streams, a GET, a move) shares one query: a caller
+        joins the one in flight and queries again only if the fan-out still
+        knows of a newer version. `fresh`: read PostgreSQL after this call
+        whatever the fan-out says (a write that lost the race, a timer)."""
+        game_id = table.game_id
+        pending = self._refreshing.get(game_id)
+        if pending is not None and not fresh:
+            await asyncio.shield(pending)
+            if self.known_version(game_id) <= table.version:
+                return
+        task = asyncio.ensure_future(self._catch_up(table))
+        self._refreshing[game_id] = task
+        task.add_done_callback(lambda done: self._refreshing.pop(game_id, None) if self._refreshing.get(game_id) is done else None)
+        # Shielded: a client that leaves must not cancel the query others wait on.
+        await asyncio.shield(task)
+
+    async def _catch_up(self, table: Table) -> None:
         table.checked_at = time.monotonic()
-        stored = await self.store.read(table.game_id, after=table.version)
+        seen = table.version
+        stored = await self.store.read(table.game_id, after=seen)
         if stored:
+            # Only the commands of the new events (outcome.first > seen), not the whole game's again.
+            new = await self.store.commands_of(table.game_id, after=seen)
             table.apply_stored(stored)
-            table.commands = await self.store.commands_of(table.game_id)
+            table.commands.update(new)
             table.recount_strikes()  # a seat's own move in another process ends its run
             table.note_end_from_commands()
 

@@ -23,6 +23,17 @@ class HttpConnection:
         self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
 
     async def request(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any, dict]:
+        try:
+            return await self._request(method, path, body, token)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            # The server closed a kept-alive connection that sat idle past its
+            # keep-alive timeout (a seat waiting for its turn): what any HTTP
+            # client does, once, on a new connection. Our writes carry command
+            # ids, so a repeated POST is answered from the stored outcome.
+            self.close()
+            return await self._request(method, path, body, token)
+
+    async def _request(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any, dict]:
         if self.writer is None:
             await self._connect()
         payload = msgspec.json.encode(body) if body is not None else b""
