@@ -8,10 +8,19 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from tests.web.conftest import sign_up, unique_name
+
+@pytest.fixture
+def artifacts() -> Path:
+    """The table screenshots and the latency figure, beside the watching pages' (gitignored)."""
+    path = Path(__file__).parent / "artifacts"
+    path.mkdir(exist_ok=True)
+    return path
+
 
 # Rulebook card names, as the page must say them (engines/*/cards.py).
 KT_SUITS = ("green", "purple", "orange", "blue")

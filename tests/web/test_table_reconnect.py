@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 import uuid
 from urllib.parse import urlsplit
 
@@ -89,26 +90,30 @@ def test_the_page_resumes_after_a_dropped_connection_without_reload(browser, liv
             page.get_by_text("Live.").wait_for()
             page.evaluate("window.__sameDocument = true")
 
-            def act() -> int:
-                info = http.get(f"/api/v1/games/{gid}", headers=auth).json()
+            def act() -> tuple[int, int]:
+                """One move of Dee's: the versions of the first and last event it wrote."""
+                deadline = time.monotonic() + 10
+                while not (info := http.get(f"/api/v1/games/{gid}", headers=auth).json())["legal_actions"]:
+                    assert time.monotonic() < deadline, "Dee's turn never came"
+                    time.sleep(0.02)  # the house bots are moving: poll until it is Dee's turn
                 r = http.post(f"/api/v1/games/{gid}/actions", headers=auth,
                               json={"action": info["legal_actions"][0], "command_id": uuid.uuid4().hex})
                 assert r.status_code == 200, r.text
-                return r.json()["version"]
+                return r.json()["events"][0]["version"], r.json()["version"]
 
-            version = act()  # the deal
+            _, version = act()  # the deal
             page.locator(f'ol.log > li[data-version="{version}"]').wait_for()
             relay.cut()
             page.wait_for_function("document.getElementById('table-status').dataset.state === 'reconnecting'")
             assert status.inner_text() == "Reconnecting…"
-            written = [act()]  # a move while the page is away
+            first, last = act()  # a move while the page is away
             page.get_by_text("Live.").wait_for(timeout=20_000)
-            page.locator(f'ol.log > li[data-version="{written[-1]}"]').wait_for()
+            page.locator(f'ol.log > li[data-version="{last}"]').wait_for()
             assert page.evaluate("window.__sameDocument") is True  # no reload
             # Every event once, in order: the resumed stream starts after the last one seen.
             versions = page.locator("ol.log > li").evaluate_all("lis => lis.map(li => Number(li.dataset.version))")
             assert versions == sorted(set(versions)), versions
-            assert page.locator(f'ol.log > li[data-version="{written[-1]}"]').inner_text().startswith(me["name"])
+            assert page.locator(f'ol.log > li[data-version="{first}"]').inner_text().startswith(me["name"])
     finally:
         context.close()
         relay.close()
