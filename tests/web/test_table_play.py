@@ -6,6 +6,7 @@ mid-game at desktop and phone width are kept as artefacts."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -94,7 +95,7 @@ def check_buttons_match_legal(page, game: str, gid: str, moves) -> None:
     assert got == want, f"enabled {sorted(got.elements())} but legal_actions call for {sorted(want.elements())}"
 
 
-def new_table(page, title: str, players: int, bots: list[str], options: dict[str, str] | None = None) -> str:
+def new_table(page, title: str, players: int, bots: list[str], options: dict[str, str] | None = None, timed: bool = False) -> str:
     """The lobby's New table form, by clicking; returns the game id."""
     form = page.get_by_role("form", name="New table")
     form.get_by_label("Game").select_option(label=title)
@@ -104,6 +105,8 @@ def new_table(page, title: str, players: int, bots: list[str], options: dict[str
         form.get_by_label(label).fill(value)
     for i, bot in enumerate(bots):
         form.get_by_label(f"Seat {i + 2}").select_option(bot)
+    if timed:
+        form.get_by_label("Timed moves").check()  # the form's default: 60 s per move
     form.get_by_role("button", name="Create table").click()
     page.wait_for_url("**/games/*")
     return page.url.rsplit("/", 1)[1]
@@ -270,7 +273,7 @@ def test_two_people_play_one_table_while_a_third_watches(new_context, artifacts)
     ana, ben, watcher = (context.new_page() for context in contexts)
     ana_name, ben_name = unique_name("Ana"), unique_name("Ben")
     sign_up(ana, ana_name)
-    gid = new_table(ana, "Kabuki Tricks", 3, ["", "random"])  # seat 2 open for Ben, seat 3 a house bot
+    gid = new_table(ana, "Kabuki Tricks", 3, ["", "random"], timed=True)  # seat 2 open for Ben, seat 3 a house bot
     ana.get_by_text("Waiting for players.").wait_for()
     sign_up(ben, ben_name)
     ben.goto(f"/games/{gid}")  # the invite link
@@ -280,6 +283,11 @@ def test_two_people_play_one_table_while_a_third_watches(new_context, artifacts)
     pages = {"Ana": ana, "Ben": ben}
     moves = {who: page.get_by_role("region", name="Your moves") for who, page in pages.items()}
     results = [p.get_by_role("heading", name="Result") for p in (ana, ben, watcher)]
+    # A timed table: the seat awaited shows its move time counting down by the server's clock.
+    clock = watcher.locator(".seat.acting .clock")
+    clock.filter(has_text=re.compile(r"^0:[0-5]\d \+ bank")).wait_for()
+    first = clock.inner_text()
+    watcher.wait_for_function("t => document.querySelector('.seat.acting .clock').textContent !== t", arg=first)
     deadline = time.monotonic() + 120
     clicks = 0
     while not all(r.is_visible() for r in results):
