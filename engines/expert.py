@@ -28,9 +28,6 @@ from engines.core import Ctx, Game, RuleError
 
 DEFAULT_BUDGET_MS = 50
 DEFAULT_WORLDS = 6
-# Stop starting work once this share of the budget is spent: one more
-# playout must still fit in it (the budget is a p99 bound, not a target).
-BUDGET_SHARE = 0.6
 MAX_PLAYOUT_STEPS = 2000
 
 
@@ -67,14 +64,24 @@ class ExpertBot:
         if len(legal) == 1 or not self.events:
             return self.fallback.act(view, legal, rng)
         clock = self.clock
-        stop = clock() + self.budget_s * BUDGET_SHARE if clock is not None else None
+        # A hard budget: nothing new starts once it is spent, and a playout
+        # running past it is abandoned (`_playout` checks the clock). The
+        # heuristic's choice is scored first in every world, so whenever the
+        # budget ends there is a scored answer, and with no evidence at all
+        # the answer is the heuristic's own.
+        deadline = clock() + self.budget_s if clock is not None else None
+        choice = self.fallback.act(view, legal, random.Random(rng.getrandbits(32)))
+        first = legal.index(choice) if choice in legal else 0
+        order = [first] + [i for i in range(len(legal)) if i != first]
         totals = [0.0] * len(legal)
         counts = [0] * len(legal)
         worlds = 0
+        longest = 0.0  # the longest playout so far: one that would not fit is not started
         while True:
-            if stop is None and worlds >= self.worlds:
-                break
-            if stop is not None and worlds > 0 and clock() > stop:
+            if deadline is None:
+                if worlds >= self.worlds:
+                    break
+            elif clock() + longest > deadline:
                 break
             worlds += 1
             try:
@@ -82,27 +89,31 @@ class ExpertBot:
             except Exception:  # a world the sampler could not make consistent: skip it
                 continue
             seed = rng.getrandbits(32)
-            for i, action in enumerate(legal):
-                if stop is not None and clock() > stop and counts[i] > 0:
-                    break
-                value = self._playout(state, action, seed)
+            for i in order:
+                if deadline is not None:
+                    began = clock()
+                    if began + longest > deadline and counts[first]:
+                        break
+                value = self._playout(state, legal[i], seed, deadline)
+                if deadline is not None:
+                    longest = max(longest, clock() - began)
                 if value is not None:
                     totals[i] += value
                     counts[i] += 1
         self.searched += worlds
-        scored = [(totals[i] / counts[i], -i) for i in range(len(legal)) if counts[i]]
-        if not scored:
-            return self.fallback.act(view, legal, rng)
-        # The heuristic's own choice wins ties: search only overrides it on evidence.
-        choice = self.fallback.act(view, legal, random.Random(seed))
-        best_value, best = max(scored)
-        if choice in legal:
-            c = legal.index(choice)
-            if counts[c] and totals[c] / counts[c] >= best_value:
-                return choice
-        return legal[-best]
+        # Only candidates scored in as many worlds as the heuristic's choice
+        # compete with it: a candidate scored in fewer worlds (the budget
+        # ended mid-world) is compared on different samples.
+        need = counts[first]
+        if not need:
+            return legal[first]
+        best_value, best = totals[first] / need, first
+        for i in order[1:]:
+            if counts[i] == need and totals[i] / need > best_value:
+                best_value, best = totals[i] / need, i
+        return legal[best]
 
-    def _playout(self, state: Any, action: Any, seed: int) -> float | None:
+    def _playout(self, state: Any, action: Any, seed: int, deadline: float | None = None) -> float | None:
         game, search, seat = self.game, self.search, self.seat
         try:
             events = game.decide(state, seat, action, Ctx(0))
@@ -113,9 +124,12 @@ class ExpertBot:
             state = game.evolve(state, event)
         rng = random.Random(seed)
         bots = [game.bots["heuristic"](s, self.options) for s in range(len(search.scores(state)))]
-        for _ in range(MAX_PLAYOUT_STEPS):
+        clock = self.clock
+        for step in range(MAX_PLAYOUT_STEPS):
             if game.is_over(state) or search.round_of(state) != start_round:
                 break
+            if deadline is not None and step & 15 == 15 and clock() > deadline:
+                return None  # past the budget: abandoned, not scored
             seats = game.waiting_for(state) or game.to_act(state)
             if not seats:
                 due = game.next_timer(state)

@@ -16,6 +16,10 @@ engines, with no server.
   the function, from 0) and the default move is played, as the service would.
   `--replay SEED:STEP` plays that game again up to that request, prints the
   request, calls the function once more and prints what it does.
+- **House bots.** `house:NAME` in the function's place seats that house
+  bot instead (`house:expert`), timed the same way (and by CPU time,
+  `move_cpu_ms_p50/p99`): the expert's figures. `house:expert:cpu` budgets
+  its search by CPU time rather than the wall clock.
 - **Scores.** A win is the author's seat among the winners (a shared win
   counts, as in `simulate`); `mean_score_by_seat[s]` is the author's mean
   score in the games it sat in seat s.
@@ -120,10 +124,56 @@ class AuthorSeat:
         return legal[int(rng.random() * len(legal))] if awaited else None
 
 
+class HouseSeat:
+    """`house:NAME` in the function's place: a house bot (the expert, given
+    this process's clock) in the rotating seat, timed like a function, so
+    that the house bots' own figures come from the same table (README)."""
+
+    def __init__(self, name: str, game: Game, seat: int, seed_of_game: int, options: Any,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        self.bot = make_bot(game, name, seat, options, clock=clock)
+        self.cpu_ms: list[float] = []
+        self.blind = getattr(self.bot, "blind", False)
+        self.observes = getattr(self.bot, "observes", False)
+        self.seat, self.seed = seat, seed_of_game
+        self.playout: Playout | None = None
+        self.times_ms: list[float] = []
+        self.failures: list[dict] = []
+
+    def observe(self, event: Any) -> None:
+        self.bot.observe(event)
+
+    def act(self, view: Any, legal: list, rng: random.Random) -> Any:
+        started, cpu = time.perf_counter(), time.thread_time()
+        answer = self.bot.act(view, legal, rng)
+        if answer is not None:  # a chance let pass is not a move
+            self.times_ms.append((time.perf_counter() - started) * 1000)
+            self.cpu_ms.append((time.thread_time() - cpu) * 1000)
+        return answer
+
+
+def load_player(spec: str) -> Any:
+    """`house:NAME` (a house bot's name) or MODULE:FUNCTION."""
+    if spec.startswith("house:"):
+        return spec
+    from services.kit import load_function
+
+    return load_function(spec)
+
+
 def _make_playout(fn, game: Game, players: int, options: Any, seed_of_game: int, vs: list[str],
                   deadline_ms: int, bank_ms: int, stop_at: int | None = None) -> tuple[Playout, AuthorSeat]:
     seat = author_seat(seed_of_game, players)
-    author = AuthorSeat(fn, game, seat, seed_of_game, deadline_ms, bank_ms, stop_at)
+    if isinstance(fn, str):
+        name = fn.partition(":")[2]
+        if name.partition(":")[0] not in game.bots:
+            raise ValueError(f"{game.name} has no house bot {name!r}; known: {', '.join(game.bots)}")
+        # `house:expert:cpu` budgets by this thread's CPU time: on a machine
+        # shared with other work, the strength an idle machine would give.
+        clock = time.thread_time if fn.endswith(":cpu") else time.perf_counter
+        author = HouseSeat(name.partition(":")[0], game, seat, seed_of_game, options, clock)
+    else:
+        author = AuthorSeat(fn, game, seat, seed_of_game, deadline_ms, bank_ms, stop_at)
     others = iter(vs)
     # The expert searches by this process's clock for its budget.
     seated = [author if s == seat else make_bot(game, next(others), s, options, clock=time.perf_counter)
@@ -146,6 +196,7 @@ def play_games(fn, game: Game, players: int, options: Any, seed: int, numbers: r
         records.append({
             "seed": seed_of_game, "seat": author.seat, "score": float(result.scores[author.seat]),
             "won": author.seat in result.winners, "times_ms": author.times_ms, "failures": author.failures,
+            "cpu_ms": getattr(author, "cpu_ms", []),
         })
     return records
 
@@ -198,8 +249,10 @@ def summarise(records: list[dict], players: int) -> dict:
     wins = sum(1 for r in records if r["won"])
     sums, counts = [0.0] * players, [0] * players
     times: list[float] = []
+    cpu: list[float] = []
     failures: list[dict] = []
     for r in records:
+        cpu.extend(r.get("cpu_ms") or [])
         sums[r["seat"]] += r["score"]
         counts[r["seat"]] += 1
         times.extend(r["times_ms"])
@@ -214,16 +267,16 @@ def summarise(records: list[dict], players: int) -> dict:
         "illegal": sum(1 for f in failures if f["kind"] == "illegal"),
         "errors": sum(1 for f in failures if f["kind"] != "illegal"),  # exceptions and timeouts
         "failures": failures[:MAX_FAILURES_LISTED],
+        **({"move_cpu_ms_p50": percentile(cpu, 0.50), "move_cpu_ms_p99": percentile(cpu, 0.99)} if cpu else {}),
     }
 
 
 def _job(args: tuple) -> list[dict]:
     spec, game_name, players, raw_options, seed, start, stop, vs, deadline_ms, bank_ms = args
     from engines.registry import get_game
-    from services.kit import load_function
 
     game = get_game(game_name)
-    return play_games(load_function(spec), game, players, game.make_options(raw_options), seed, range(start, stop),
+    return play_games(load_player(spec), game, players, game.make_options(raw_options), seed, range(start, stop),
                       vs, deadline_ms, bank_ms)
 
 

@@ -31,8 +31,7 @@ def _agent_run(args: argparse.Namespace) -> int:
 def _arena(args: argparse.Namespace) -> int:
     from engines.core import OptionsError
     from engines.registry import get_game
-    from services.kit import load_function
-    from services.kit.arena import arena, render, replay
+    from services.kit.arena import arena, load_player, render, replay
 
     try:
         game = get_game(args.game)
@@ -52,7 +51,7 @@ def _arena(args: argparse.Namespace) -> int:
     if args.replay:
         try:
             seed_text, step_text = args.replay.split(":")
-            found = replay(load_function(args.function), game, args.players, options, int(seed_text), int(step_text),
+            found = replay(load_player(args.function), game, args.players, options, int(seed_text), int(step_text),
                            vs, args.deadline_ms, args.bank_ms)
         except ValueError as err:
             print(f"hanamichi arena: --replay SEED:STEP: {err}", file=sys.stderr)
@@ -80,7 +79,7 @@ def add_kit_parsers(sub) -> None:
     run.set_defaults(run=_agent_run, parser=run)
 
     ar = sub.add_parser("arena", help="play MODULE:FUNCTION against house bots locally, on the real engines")
-    ar.add_argument("function", help="MODULE:FUNCTION or path/to/file.py:FUNCTION")
+    ar.add_argument("function", help="MODULE:FUNCTION or path/to/file.py:FUNCTION, or house:NAME for a house bot")
     ar.add_argument("--game", required=True)
     ar.add_argument("--players", type=int, default=4)
     ar.add_argument("--vs", default="heuristic", help="the house bot in every other seat, or one per seat, comma-separated")

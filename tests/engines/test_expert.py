@@ -5,6 +5,7 @@ decides the same whatever the hidden cards are."""
 from __future__ import annotations
 
 import random
+import time
 
 from msgspec.structs import replace
 
@@ -104,3 +105,63 @@ def test_the_expert_decides_the_same_whatever_the_hidden_cards_are():
         assert KT.to_act(state) == {0} and len(KT.legal_actions(state, 0)) > 1
         choices.append(bot.act(KT.view(state, 0), KT.legal_actions(state, 0), random.Random(4)))
     assert choices[0] == choices[1]
+
+
+def _timed_game(game, players: int, seed: int, budget_ms: float, clock) -> list[float]:
+    """One game with an expert in seat 0 budgeting by `clock`: its CPU ms per move."""
+    from engines.expert import make_bot
+
+    options = game.make_options({})
+    bots = [make_bot(game, "expert" if s == 0 else "heuristic", s, options, clock=clock, budget_ms=budget_ms)
+            for s in range(players)]
+    expert, spent = bots[0], []
+    act = expert.act
+
+    def timed(view, legal, rng):
+        started = time.thread_time()
+        answer = act(view, legal, rng)
+        if len(legal) > 1:
+            spent.append((time.thread_time() - started) * 1000)
+        return answer
+
+    expert.act = timed
+    Playout(game, players, options, seed, bots).run()
+    return spent
+
+
+def test_the_budget_is_hard_and_used():
+    """Issue 17 item 2: nothing starts once the budget is spent and a playout
+    past it is dropped, so no move takes much longer than the budget (CPU
+    time, so other processes on the machine do not count); before, a world
+    that began at 60% of the budget ran all its candidates' playouts."""
+    spent = _timed_game(KT, 4, 3, 30, time.thread_time)
+    assert len(spent) > 10
+    assert max(spent) < 30 + 8, sorted(spent)[-5:]
+    assert sorted(spent)[len(spent) // 2] > 15  # the budget is used, not left idle
+
+
+def test_a_spent_budget_answers_the_heuristics_choice():
+    """With no time at all the heuristic's choice is the answer (it is scored
+    first, and nothing else competes with it)."""
+    options = KT.make_options({})
+    ticks = iter(range(0, 10**9, 1000))  # every reading of this clock is 1000 s later
+    playout = Playout(KT, 4, options, 11, ["heuristic"] * 4)
+    while not (0 in KT.to_act(playout.state) and len(KT.legal_actions(playout.state, 0)) > 1 and playout.actions > 8):
+        playout.step()
+    expert = ExpertBot(KT, _search(), 0, options, budget_ms=50, clock=lambda: next(ticks))
+    for e in playout.log:
+        seen = KT.redact(e, 0)
+        if seen is not None:
+            expert.observe(seen)
+    view, legal = KT.view(playout.state, 0), KT.legal_actions(playout.state, 0)
+    expected = KT.bots["heuristic"](0, options)
+    for e in expert.events:
+        expected.observe(e)
+    want = expected.act(view, legal, random.Random(random.Random(9).getrandbits(32)))
+    assert expert.act(view, legal, random.Random(9)) == want
+
+
+def _search():
+    from engines.kabuki_tricks.expert import SEARCH
+
+    return SEARCH

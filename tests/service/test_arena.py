@@ -101,3 +101,11 @@ def test_arena_marks_kabuki_masks_stop_chances_optional_and_none_passes():
     assert all(r["time_bank_ms"] == 0 and all(a["type"] == "stop" for a in r["legal_actions"]) for r in optional)
     failures = [f for rec in records for f in rec["failures"]]
     assert len(failures) == len(turns) and {f["kind"] for f in failures} == {"illegal"}
+
+
+def test_arena_seats_a_house_bot_in_the_rotating_seat_and_times_it():
+    """`house:expert` plays the author's seat (the expert's figures, README)."""
+    report = arena("house:expert", "kabuki-tricks", 4, 2, 3, ["heuristic"] * 3)
+    assert report["games"] == 2 and report["illegal"] == report["errors"] == 0
+    assert sum(s is not None for s in report["mean_score_by_seat"]) == 2  # two seats in turn
+    assert 0 < report["move_ms_p50"] and 0 < report["move_cpu_ms_p50"] <= report["move_cpu_ms_p99"] < 80
