@@ -171,4 +171,7 @@ def player_page(player_id: str, request: Request) -> Response[str]:
     return shell(_("player.title"), main, ("player.js",), STYLES, page="player", request=request)
 
 
-ROUTES = [live_page, replay_page, tournaments_page, tournament_page, leaderboards_index, leaderboard_page, player_page]
+# The bot author's page rides along (app.py mounts this list).
+from services.web.pages_agents import ROUTES as AGENT_PAGES  # noqa: E402
+
+ROUTES = [*AGENT_PAGES, live_page, replay_page, tournaments_page, tournament_page, leaderboards_index, leaderboard_page, player_page]

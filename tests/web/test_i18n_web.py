@@ -13,12 +13,12 @@ import pytest
 from tests.web.conftest import sign_up, unique_name
 
 GLOSSARY = Path(__file__).resolve().parents[2] / "services" / "web" / "static" / "i18n"
-PAGES = ["/", "/live", "/tournaments", "/leaderboards", "/how-to-play/kabuki-masks", "/account"]
+PAGES = ["/", "/live", "/tournaments", "/leaderboards", "/how-to-play/kabuki-masks", "/account", "/agents"]
 
 
 def assert_translated(page, lang: str) -> None:
     keys = json.loads((GLOSSARY / "en.json").read_text(encoding="utf-8"))
-    page.wait_for_function("document.readyState === 'complete'")
+    page.wait_for_function("() => document.readyState === 'complete'")
     assert page.evaluate("document.documentElement.lang") == lang
     body = page.inner_text("body")
     raw = [k for k in keys if k in body]
