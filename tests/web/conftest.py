@@ -34,10 +34,12 @@ def live(server, server_env, tmp_path_factory):
     worker.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(live):
     # After `live`: the database fixtures call asyncio.run(), which cannot run
-    # while Playwright's sync API holds an event loop in this thread.
+    # while Playwright's sync API holds an event loop in this thread. One
+    # browser per module, not per session, so that the loop is gone again
+    # before any async test that pytest runs later (-k, reordered runs).
     if CHROMIUM is None:
         pytest.skip("chromium is not installed (apt-get install -y chromium; .ci/run does)")
     from playwright.sync_api import sync_playwright
