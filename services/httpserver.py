@@ -134,6 +134,10 @@ class GuardedHttpProtocol(HttpToolsProtocol):
                 if not self._count(client):
                     return
         super().on_headers_complete()
+        if self.cycle is not None:
+            # The spectators' fan-out writes the same bytes straight to each
+            # stream's transport (services.broadcast, issue 18).
+            self.scope.setdefault("extensions", {})["hanamichi.cycle"] = self.cycle
 
     def _count(self, address: str) -> bool:
         if not self.max_per_address:

@@ -41,6 +41,8 @@ ACTIONS_REFUSED = Counter(
 )
 # Gauges: `livesum` adds the live processes' values (a dead process's are dropped).
 SSE_CLIENTS = Gauge("hanamichi_sse_clients", "Open SSE streams, by kind", ["kind"], multiprocess_mode="livesum")
+# Spectator streams cut for falling behind (issue 18); they resume with Last-Event-ID.
+SSE_CUT = Counter("hanamichi_sse_cut_total", "Spectator SSE streams cut, by reason", ["reason"])
 
 # --- event log and fan-out -------------------------------------------------------
 COMMIT_BATCH_SIZE = Histogram(

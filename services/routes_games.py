@@ -18,7 +18,7 @@ from litestar.params import Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from engines.registry import available, get_game
-from services import embargo
+from services import broadcast, embargo
 from engines.timecontrol import TimeControl
 from services.api_types import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
 from services.agents import AgentSettings
@@ -359,7 +359,8 @@ async def stream(request: Request, state: State, game_id: str, authorization: Au
     games = _games(state)
     table = await games.load(game_id)
     last = resume_point(request)
-    return ServerSentEvent(metrics.sse_stream("game", _sse(state, games, table, player, last)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    cycle = (request.scope.get("extensions") or {}).get("hanamichi.cycle")
+    return ServerSentEvent(metrics.sse_stream("game", _sse(state, games, table, player, last, cycle)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 def resume_point(request: Request) -> int:
@@ -382,7 +383,7 @@ async def _seat_taken_since(state: State, table: Table, player_id: str) -> int |
     return seat
 
 
-async def _sse(state: State, games: GameService, table: Table, player: Player | None, last: int):
+async def _sse(state: State, games: GameService, table: Table, player: Player | None, last: int, cycle=None):
     """Every event the viewer may see after `last`, once, in order; gaps in
     the Redis fast path are filled from PostgreSQL."""
     encode = msgspec.json.encode
@@ -392,6 +393,12 @@ async def _sse(state: State, games: GameService, table: Table, player: Player | 
     # events from the moment they sit (issue 11 item 14). Seats are taken
     # only before the start, so the check ends once the game has started.
     seat_pending = player is not None and viewer is None and table.state is None
+    if viewer is None and not seat_pending and cycle is not None:
+        # A spectator: the shared public feed (issue 18). Seats stay here, never cut.
+        async with aclosing(broadcast.spectator_sse(state, games, table, last, cycle)) as messages:
+            async for message in messages:
+                yield message
+        return
     backlog = table.version  # GEN-1: what was written before the stream opened is history
     # A stream without a seat is a spectator's: counted while it is open (issue 15).
     async with Watching(state.runtime.watchers, table.game_id, viewer is None) as watching, \
@@ -409,10 +416,8 @@ async def _sse(state: State, games: GameService, table: Table, player: Player | 
                 if viewer is not None:
                     watching.seated()
             upto = embargo.visible_upto(table, viewer)  # nothing of an embargoed table without a seat at it
-            past = min(upto, backlog)
-            batch = table.history(past)[last:] + table.events[past:upto] if last < past else table.events[last:upto]
-            for item in games.redacted(table, viewer, last + 1, batch):
-                yield ServerSentEventMessage(data=encode(item).decode(), id=item["version"], event="game")
+            for item in broadcast.catch_up(games, table, viewer, last, upto, backlog):
+                yield broadcast.game_message(item)
             last = max(last, upto)
             started = table.state is not None  # a seat's stream may open before the deal
             if viewer is not None and started and last == table.version and not table.over:
