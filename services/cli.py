@@ -130,10 +130,24 @@ def _serve(args: argparse.Namespace) -> int:
 
         # log_config=None: uvicorn's lines go through our JSON handler (services/logs.py);
         # the access log is ours too (services/observe.py).
-        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level.lower(),
-                    access_log=False, log_config=None,
-                    timeout_graceful_shutdown=SHUTDOWN_GRACE_S, http=GuardedHttpProtocol,
-                    timeout_keep_alive=int(os.environ.get("HANAMICHI_KEEPALIVE_S", "5")))
+        common = dict(host=args.host, port=args.port, log_level=args.log_level.lower(), access_log=False,
+                      log_config=None, timeout_graceful_shutdown=SHUTDOWN_GRACE_S, http=GuardedHttpProtocol,
+                      timeout_keep_alive=int(os.environ.get("HANAMICHI_KEEPALIVE_S", "5")))
+        if args.processes < 0:
+            print("hanamichi: --processes is a count of API processes (0: one per core)", file=sys.stderr)
+            return 2
+        processes = args.processes or os.cpu_count() or 1
+        if processes == 1:
+            uvicorn.run(create_app(settings), **common)
+        else:
+            # uvicorn's workers: N processes accept on the one socket, each
+            # with its own table copies kept current by the fan-out
+            # (services/games.py), so any of them may serve any request. uvicorn
+            # restarts one that dies and passes SIGTERM on to each, whose
+            # lifespan ends its SSE streams (services/shutdown.py).
+            os.environ.update(DATABASE_URL=database_url, REDIS_URL=redis_url, HANAMICHI_LOG_LEVEL=args.log_level)
+            print(f"hanamichi: {processes} API processes", flush=True)
+            uvicorn.run("services.cli:api_process_app", factory=True, workers=processes, **common)
     finally:
         # A second signal must not cut the shutdown short.
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -146,6 +160,16 @@ def _serve(args: argparse.Namespace) -> int:
         if metrics_dir is not None:
             shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0
+
+
+def api_process_app():
+    """The app of one of serve's API processes (`--processes N`): it dies
+    with serve, like the worker, so a SIGKILLed serve leaves nothing holding the port."""
+    from services.app import app_from_env
+    from services.children import _die_with_parent
+
+    _die_with_parent()
+    return app_from_env()
 
 
 def _metrics_dir() -> str | None:
@@ -265,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="debug, info (default; an idle server writes nothing), warning, error")
     serve.add_argument("--access-log", action="store_true", help="a JSON line per request (or HANAMICHI_ACCESS_LOG=1)")
     serve.add_argument("--no-worker", action="store_true", help="run the API only (workers run elsewhere)")
+    serve.add_argument("--processes", type=int, default=int(os.environ.get("HANAMICHI_PROCESSES", "0")),
+                       help="API processes on the one port (default: one per core)")
     serve.set_defaults(run=_serve)
 
     worker = sub.add_parser("worker", help="run an arq worker: tournaments, deadlines, ratings")

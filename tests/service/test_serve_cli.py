@@ -58,13 +58,13 @@ def _processes_of(data_dir: Path) -> list[str]:
 
 
 class Serve:
-    def __init__(self, cwd: Path, env: dict[str, str], port: int) -> None:
+    def __init__(self, cwd: Path, env: dict[str, str], port: int, args: tuple[str, ...] = ()) -> None:
         script = Path(sys.executable).parent / "hanamichi"
         command = [str(script)] if script.exists() else [sys.executable, "-m", "services.cli"]
         self.base_url = f"http://127.0.0.1:{port}"
         self.lines: list[str] = []
         self.proc = subprocess.Popen(
-            [*command, "serve", "--port", str(port)], cwd=cwd, env=env,
+            [*command, "serve", "--port", str(port), *args], cwd=cwd, env=env,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         threading.Thread(target=self._read, daemon=True).start()
@@ -348,3 +348,56 @@ def test_two_instances_at_once_and_a_start_stops_what_a_killed_one_left(tmp_path
                 serve.kill()
         for folder in dirs:
             _stop_leftovers(folder)
+
+
+# --- issue 16: interchangeable API processes -------------------------------------------------
+
+
+def _api_pids(serve: Serve) -> list[int]:
+    """serve's API processes (uvicorn's workers), not its arq worker."""
+    return sorted(pid for pid, cmd in _children_of(serve.proc.pid) if "multiprocessing.spawn" in cmd)
+
+
+def test_serve_processes_runs_n_api_processes_on_one_port_and_replaces_a_killed_one(tmp_path):
+    data_dir = (tmp_path / "data").resolve()
+    serve = Serve(tmp_path, _serve_env(data_dir), _pick_port(18950, 18999), ("--processes", "2"))
+    try:
+        serve.wait_ready(60)  # each API process imports everything anew (spawn): slow on a loaded machine
+        assert "2 API processes" in serve.output
+        first = _wait(lambda: (lambda pids: pids if len(pids) == 2 else None)(_api_pids(serve)), 15, "two API processes")
+        _worker_pid(serve)  # and the supervised worker beside them
+
+        # One is SIGKILLed: uvicorn starts another, and the port keeps answering.
+        os.kill(first[0], signal.SIGKILL)
+        _wait(lambda: len(_api_pids(serve)) == 2 and first[0] not in _api_pids(serve), 20, "a replacement API process")
+        serve.wait_ready(60)
+
+        # Either process may take any request: a move made through one
+        # connection is what a new connection (either process) reads next.
+        with httpx.Client(base_url=serve.base_url, timeout=10) as http:
+            tokens = [http.post("/api/v1/players", json={"name": f"proc{n}"}).json()["token"] for n in range(2)]
+        auths = [{"Authorization": f"Bearer {t}"} for t in tokens]
+        with httpx.Client(base_url=serve.base_url, timeout=10) as http:
+            game_id = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": 2}, headers=auths[0]).json()["game_id"]
+        for seat in range(2):
+            with httpx.Client(base_url=serve.base_url, timeout=10) as http:
+                assert http.post(f"/api/v1/games/{game_id}/seats", json={"seat": seat}, headers=auths[seat]).status_code == 200
+        for move in range(6):
+            with httpx.Client(base_url=serve.base_url, timeout=10) as http:  # a new connection: either process
+                info = http.get(f"/api/v1/games/{game_id}", headers=auths[0]).json()
+            seat = info["to_act"][0]
+            with httpx.Client(base_url=serve.base_url, timeout=10) as http:
+                view = http.get(f"/api/v1/games/{game_id}", headers=auths[seat]).json()
+                assert view["version"] == info["version"]
+                r = http.post(f"/api/v1/games/{game_id}/actions", headers=auths[seat], json={
+                    "action": view["legal_actions"][0], "command_id": f"c{move}"})  # no expected_version
+                assert r.status_code == 200, r.text
+
+        api = _api_pids(serve)
+        sent = time.monotonic()
+        assert serve.stop(signal.SIGTERM) == 0, serve.output
+        assert time.monotonic() - sent < 5
+        _wait_gone(tuple(api), 5)
+        assert not any(_alive(p) for p in api)
+    finally:
+        serve.kill()
