@@ -21,6 +21,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import asyncpg
@@ -115,6 +116,12 @@ async def _measure_server(args, database_url: str, redis_url: str) -> dict:
         conn.close()
         done, _ = await asyncio.wait(followers, timeout=args.timeout)
         elapsed = time.perf_counter() - started
+        # Issue 18: the server's memory and the spectators it cut for falling behind.
+        rss_kb = int(Path(f"/proc/{server.pid}/status").read_text().split("VmRSS:")[1].split()[0])
+        metrics_text = await asyncio.to_thread(
+            lambda: urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=10).read().decode())
+        cut = sum(float(line.split()[-1]) for line in metrics_text.splitlines()
+                  if line.startswith("hanamichi_sse_cut_total{"))
     finally:
         for task in followers:
             task.cancel()
@@ -137,7 +144,10 @@ async def _measure_server(args, database_url: str, redis_url: str) -> dict:
     missing = sum(1 for a in arrivals for v in committed if v not in a)
     return {
         "game_id": game_id, "versions": len(committed), "counted": counted, "finished": len(done),
-        "seconds": elapsed, "delays": delays, "missing": missing,
+        "seconds": elapsed, "delays": delays, "missing": missing, "rss_mb": rss_kb / 1024, "cut": cut,
+        # Issue 18: from the first spectator's arrival of a version to the last one's.
+        "spreads": [max(t) - min(t) for v in committed
+                    if len(t := [a[v] for a in arrivals if v in a]) > 1],
     }
 
 
@@ -216,6 +226,11 @@ async def run_spectators_bench(args: argparse.Namespace, database_url: str, redi
         "ceiling_bare_asyncio_p50_ms": ms(percentile(ceiling["delays"], 0.50)),
         "ceiling_bare_asyncio_p99_ms": ms(percentile(ceiling["delays"], 0.99)),
         "ceiling_missing": ceiling["missing"],
+        "spread_p50_ms": ms(percentile(served["spreads"], 0.50)),
+        "spread_p99_ms": ms(percentile(served["spreads"], 0.99)),
+        "events_per_s_at_table": round(served["versions"] / max(served["seconds"], 1e-9), 2),
+        "server_rss_mb": round(served["rss_mb"], 1),
+        "connections_cut": served["cut"],
         "goal_p99_under_150_ms": (percentile(served["delays"], 0.99) or 1e9) < 0.150 and served["missing"] == 0,
     }
 
