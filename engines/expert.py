@@ -38,6 +38,15 @@ class Search:
     determinize: Callable[[list, int, Any, random.Random], list]  # (events, seat, view, rng) -> full events
     round_of: Callable[[Any], Any]  # the playout stops when this changes (or the game ends)
     scores: Callable[[Any], Sequence[float]]  # running scores per seat
+    # The time a state was reached at, for games that keep time (Kabuki
+    # masks' stop window, KM-3): playouts act at it, or when the wait ends.
+    clock_of: Callable[[Any], int] = lambda state: 0
+    # Gives a playout's freshly made bots what they would have observed so
+    # far (Kabuki masks' memory of the piles), from the world's state.
+    prime: Callable[[list, Any], None] | None = None
+    # How many times `round_of` may change before the playout stops (Cahoots
+    # counts tricks: its one deal is the whole game).
+    horizon: int = 1
 
 
 class ExpertBot:
@@ -94,7 +103,10 @@ class ExpertBot:
                     began = clock()
                     if began + longest > deadline and counts[first]:
                         break
-                value = self._playout(state, legal[i], seed, deadline)
+                try:
+                    value = self._playout(state, legal[i], seed, deadline)
+                except Exception:  # a world the rules cannot play on: no evidence, not a crash
+                    value = None
                 if deadline is not None:
                     longest = max(longest, clock() - began)
                 if value is not None:
@@ -114,43 +126,92 @@ class ExpertBot:
         return legal[best]
 
     def _playout(self, state: Any, action: Any, seed: int, deadline: float | None = None) -> float | None:
+        """The expert's `action`, then heuristic bots to the end of the round.
+        The turn model is the simulator's (engines/playout.py), made
+        deterministic: seats that may act without being awaited (a Kabuki
+        masks Stop) are asked first, each may let the moment pass (None);
+        then the awaited seat acts, once its wait (`next_timer`) is over;
+        with nobody to ask, the timer fires."""
         game, search, seat = self.game, self.search, self.seat
+        now = search.clock_of(state)
         try:
-            events = game.decide(state, seat, action, Ctx(0))
+            events = game.decide(state, seat, action, Ctx(self._at(state, seat, now)))
         except RuleError:
             return None
         start_round = search.round_of(state)
-        for event in events:
-            state = game.evolve(state, event)
-        rng = random.Random(seed)
         bots = [game.bots["heuristic"](s, self.options) for s in range(len(search.scores(state)))]
+        if search.prime is not None:
+            search.prime(bots, state)
+        watchers = [(s, b) for s, b in enumerate(bots) if getattr(b, "observes", False)]
+        redact, evolve = game.redact, game.evolve
+
+        def apply(events: list) -> None:
+            nonlocal state
+            for event in events:
+                state = evolve(state, event)
+                for s, bot in watchers:
+                    seen = redact(event, s)
+                    if seen is not None:
+                        bot.observe(seen)
+
+        apply(events)
+        now = max(now, search.clock_of(state))
+        rng = random.Random(seed)
         clock = self.clock
+        left = search.horizon
         for step in range(MAX_PLAYOUT_STEPS):
-            if game.is_over(state) or search.round_of(state) != start_round:
+            if game.is_over(state):
                 break
+            if search.round_of(state) != start_round:
+                left -= 1
+                if not left:
+                    break
+                start_round = search.round_of(state)
             if deadline is not None and step & 15 == 15 and clock() > deadline:
                 return None  # past the budget: abandoned, not scored
-            seats = game.waiting_for(state) or game.to_act(state)
-            if not seats:
-                due = game.next_timer(state)
-                if due is None:
-                    break
-                for event in game.on_timer(state, Ctx(due)):
-                    state = game.evolve(state, event)
+            awaited = game.waiting_for(state)
+            acted = False
+            for mover in sorted(game.to_act(state) - awaited):  # chances first: each may pass
+                legal = game.legal_actions(state, mover, now)
+                if legal:
+                    choice = bots[mover].act(game.view(state, mover), legal, rng)
+                    if choice is not None:
+                        apply(game.decide(state, mover, choice, Ctx(now)))
+                        acted = True
+                        break
+            if acted:
                 continue
-            mover = min(seats)
-            legal = game.legal_actions(state, mover)
-            if not legal:
+            if awaited:
+                mover = min(awaited)
+                now = self._at(state, mover, now)
+                legal = game.legal_actions(state, mover, now)
+                if not legal:
+                    break
+                choice = bots[mover].act(game.view(state, mover), legal, rng)
+                if choice is None:
+                    choice = legal[-1]
+                apply(game.decide(state, mover, choice, Ctx(now)))
+                continue
+            due = game.next_timer(state)
+            if due is None:
                 break
-            choice = bots[mover].act(game.view(state, mover), legal, rng)
-            if choice is None:
-                choice = legal[0]
-            for event in game.decide(state, mover, choice, Ctx(0)):
-                state = game.evolve(state, event)
+            now = max(now, due)
+            events = game.on_timer(state, Ctx(now))
+            if not events:
+                break
+            apply(events)
         scores = search.scores(state)
         mine = scores[seat]
         best_other = max(s for i, s in enumerate(scores) if i != seat)
         return mine - best_other
+
+    def _at(self, state: Any, seat: int, now: int) -> int:
+        """When an awaited seat's action is taken: once its wait is over."""
+        if seat in self.game.waiting_for(state):
+            due = self.game.next_timer(state)
+            if due is not None and due > now:
+                return due
+        return now
 
 
 def expert_factory(game_ref: Callable[[], Game], search: Search) -> Callable[..., ExpertBot]:

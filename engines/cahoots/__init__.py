@@ -10,6 +10,9 @@ from engines.cahoots.rules import decide, describe, is_over, legal_actions, resu
 from engines.cahoots.state import evolve
 from engines.cahoots.view import all_cards, hidden_cards, redact, revealed_cards, view
 from engines.core import Game
+from engines.expert import expert_factory
+
+from .expert import SEARCH
 
 GAME = Game(
     name="cahoots",
@@ -28,7 +31,7 @@ GAME = Game(
     redact=redact,
     is_over=is_over,
     result=result,
-    bots={"random": RandomBot, "heuristic": HeuristicBot},
+    bots={"random": RandomBot, "heuristic": HeuristicBot, "expert": expert_factory(lambda: GAME, SEARCH)},
     hidden_cards=hidden_cards,
     revealed_cards=revealed_cards,
     all_cards=all_cards,

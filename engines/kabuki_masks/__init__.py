@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from engines.core import Game
+from engines.expert import expert_factory
 from engines.kabuki_masks.actions import KabukiAction
 from engines.kabuki_masks.bots import BOTS
+from engines.kabuki_masks.expert import SEARCH
 from engines.kabuki_masks.events import DEAL_TAGS, KabukiEvent, event_time, setup
 from engines.kabuki_masks.options import Options
 from engines.kabuki_masks.rules import (
@@ -40,7 +42,7 @@ GAME = Game(
     redact=redact,
     is_over=is_over,
     result=result,
-    bots=BOTS,
+    bots={**BOTS, "expert": expert_factory(lambda: GAME, SEARCH)},
     next_timer=next_timer,
     awaited=awaited,
     on_timer=on_timer,

@@ -46,7 +46,10 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
     for s in range(holders):
         if s == seat:
             hands.append(tuple(dealt.hands[seat]))
-            fills.append([])
+            # Its own plays blanked by the history (a bot rebuilt after a
+            # restart): the dealt cards no longer in its hand.
+            held = set(view.hand) if view is not None else set()
+            fills.append([c for c in dealt.hands[seat] if c not in held])
             continue
         extra = [pool.pop() for _ in range(HAND - len(seen[s]))]
         fills.append(extra[: blanks[s]])  # the blanked plays are some of these

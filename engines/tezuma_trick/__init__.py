@@ -4,8 +4,10 @@ off-suit Trumps, drafted Bid, Pain Suit and Ability cards."""
 from __future__ import annotations
 
 from engines.core import Game
+from engines.expert import expert_factory
 from engines.tezuma_trick.actions import AnyAction
 from engines.tezuma_trick.bots import BOTS
+from engines.tezuma_trick.expert import SEARCH
 from engines.tezuma_trick.events import DEAL_TAGS, AnyEvent
 from engines.tezuma_trick.options import Options
 from engines.tezuma_trick.rules import decide, is_over, legal_actions, next_timer, on_timer, result, start, to_act
@@ -35,7 +37,7 @@ GAME: Game = Game(
     redact=redact,
     is_over=is_over,
     result=result,
-    bots=BOTS,
+    bots={**BOTS, "expert": expert_factory(lambda: GAME, SEARCH)},
     next_timer=next_timer,
     on_timer=on_timer,
     hidden_cards=hidden_cards,

@@ -1,0 +1,103 @@
+"""Tezuma Trick's part of the `expert` bot (engines/expert.py): a world
+consistent with what the seat has seen.
+
+From its redacted events the seat knows its own hand, the draft (pain suits,
+bids and abilities are picked in the open), every card played live and who
+played it, and each Fire Breathing card returned to a hand (TT-9, public),
+but not the other hands nor later hands' deals. A world gives each other
+seat the cards it was seen to play from its deal (not those it got back by
+Fire Breathing) plus random unseen cards up to 12. Earlier hands count only
+through their scores (the last `tt.hand_scored`). The playout ends with the
+hand (its scoring), so later deals are never needed.
+
+A play blanked by the history (GEN-1, `cards: ()`, what a bot rebuilt from
+the history sees) is filled with unseen cards of that seat. Known limits: a
+seat that did not follow suit is not inferred void in it, and a blanked
+Fire Breathing return is not put back in a hand."""
+
+from __future__ import annotations
+
+import random
+
+from msgspec.structs import replace
+
+from engines.expert import Search
+
+from .cards import deck_for
+from .events import HandDealt, HandScored, Played, Started, TrickWon
+from .state import SCORED, State
+
+HAND = 12
+
+
+def _blanked(e) -> int:
+    """How many cards a play blanked by the history (GEN-1) held."""
+    if e.cards or e.ability == "five_color_sand":
+        return 0
+    return 2 if e.ability == "fire_breathing" else 1
+
+
+def determinize(events: list, seat: int, view, rng: random.Random) -> list:
+    last = max(i for i, e in enumerate(events) if type(e) is HandDealt)
+    dealt = events[last]
+    n = len(dealt.hands)
+    from_deal: list[list[int]] = [[] for _ in range(n)]
+    given_back: list[set[int]] = [set() for _ in range(n)]
+    blanks = [0] * n
+    for e in events[last + 1:]:
+        kind = type(e)
+        if kind is Played:
+            blanks[e.seat] += _blanked(e)
+            for card in e.cards:
+                if card in given_back[e.seat]:
+                    given_back[e.seat].discard(card)
+                else:
+                    from_deal[e.seat].append(card)
+        elif kind is TrickWon and e.returned >= 0:
+            given_back[e.returned_to].add(e.returned)
+    mine = dealt.hands[seat]
+    known = set(mine).union(*map(set, from_deal))
+    pool = [c for c in deck_for(n) if c not in known]
+    rng.shuffle(pool)
+    hands, fills = [], []
+    for s in range(n):
+        if s == seat:
+            hands.append(tuple(mine))
+            # Its own blanked plays: the dealt cards it no longer holds.
+            held = set(view.seats[seat].hand or ()) if view is not None and blanks[s] else set()
+            fills.append([c for c in mine if c not in held and c not in from_deal[s]] if blanks[s] else [])
+        else:
+            extra = [pool.pop() for _ in range(max(0, HAND - len(from_deal[s])))]
+            fills.append(extra[: blanks[s]])
+            hands.append(tuple(from_deal[s]) + tuple(extra))
+    world = [events[0]]
+    scored = [e for e in events[:last] if type(e) is HandScored]
+    if scored:
+        world.append(scored[-1])
+    world.append(replace(dealt, hands=tuple(hands)))
+    for e in events[last + 1:]:
+        if type(e) is Played and _blanked(e):
+            take = fills[e.seat]
+            e = replace(e, cards=tuple(take.pop() for _ in range(min(_blanked(e), len(take)))))
+        world.append(e)
+    return world
+
+
+def _round(state: State):
+    return (state.hand_no, state.phase == SCORED)
+
+
+def _scores(state: State):
+    return state.scores
+
+
+def _prime(bots: list, state: State) -> None:
+    """The heuristic remembers the cards played this hand (bots.py `seen`)."""
+    seen = {card for pile in state.won for card in pile}
+    seen.update(card for _, cards, _ in state.plays for card in cards)
+    for bot in bots:
+        if hasattr(bot, "seen"):
+            bot.seen = set(seen)
+
+
+SEARCH = Search(determinize=determinize, round_of=_round, scores=_scores, prime=_prime)
