@@ -194,6 +194,21 @@ class EventStore:
         )
         return [StoredEvent(r["version"], r["type"], r["data"]) for r in rows]
 
+    async def read_with_commands(self, stream_id: str, after: int) -> tuple[list[StoredEvent], dict[tuple[int | None, str], bytes]]:
+        """The events past `after` and the commands that wrote them, in one
+        round trip: a process catching its table copy up (services/games.py)."""
+        rows = await self.pool.fetch(
+            "SELECT version, type, data, NULL::int AS seat, NULL::text AS command_id FROM events"
+            " WHERE stream_id = $1 AND version > $2"
+            " UNION ALL SELECT NULL, NULL, outcome, seat, command_id FROM commands"
+            " WHERE stream_id = $1 AND (convert_from(outcome, 'UTF8')::jsonb ->> 'first')::bigint > $2",
+            stream_id, after,
+        )
+        events = sorted((StoredEvent(r["version"], r["type"], r["data"]) for r in rows if r["version"] is not None),
+                        key=lambda e: e.version)
+        commands = {(r["seat"], r["command_id"]): r["data"] for r in rows if r["version"] is None}
+        return events, commands
+
     async def version(self, stream_id: str) -> int | None:
         return await self.pool.fetchval("SELECT version FROM streams WHERE stream_id = $1", stream_id)
 

@@ -339,10 +339,9 @@ class GameService:
     async def _catch_up(self, table: Table) -> None:
         table.checked_at = time.monotonic()
         seen = table.version
-        stored = await self.store.read(table.game_id, after=seen)
+        # The new events and only their commands (outcome.first > seen), in one round trip.
+        stored, new = await self.store.read_with_commands(table.game_id, seen)
         if stored:
-            # Only the commands of the new events (outcome.first > seen), not the whole game's again.
-            new = await self.store.commands_of(table.game_id, after=seen)
             table.apply_stored(stored)
             table.commands.update(new)
             table.recount_strikes()  # a seat's own move in another process ends its run

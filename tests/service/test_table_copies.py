@@ -31,13 +31,13 @@ async def _until(check, timeout: float = 5.0) -> None:
 def _count_reads(runtime: Runtime) -> list[int]:
     """How many times this 'process' reads a stream's events from PostgreSQL."""
     calls = [0]
-    read = runtime.store.read
+    read = runtime.store.read_with_commands
 
     async def counted(*args, **kwargs):
         calls[0] += 1
         return await read(*args, **kwargs)
 
-    runtime.store.read = counted
+    runtime.store.read_with_commands = counted
     return calls
 
 
