@@ -74,6 +74,7 @@ class NewTournament(msgspec.Struct, forbid_unknown_fields=True):
     ranked: bool = True
     bots: Literal["fill", "none", "bots_only"] = "fill"
     fill_to: Entrants | None = None
+    fill_bot: Literal["random", "memory", "heuristic", "expert"] = "heuristic"  # the game's bots (memory: Kabuki masks)
     points: dict[TableSize, Annotated[list[Points], msgspec.Meta(max_length=MAX_SEATS)]] = {}
     bye_points: Points | None = None
     duplicate: bool = False

@@ -222,7 +222,7 @@ class TournamentService:
             for seat_no, entrant_id in enumerate(table.seats):
                 entrant = by_id[entrant_id]
                 if entrant.kind == "bot":
-                    seats.append(SeatHolder(seat_no, None, "heuristic", entrant.name, "bot"))
+                    seats.append(SeatHolder(seat_no, None, settings.fill_bot, entrant.name, "bot"))
                 else:
                     seats.append(SeatHolder(seat_no, entrant.id, None, entrant.name, entrant.kind))
             game_id = table_game_id(tournament_id, state.round, table.table)

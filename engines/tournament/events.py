@@ -49,6 +49,10 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     ranked: bool = True
     bots: BotPolicy = "fill"
     fill_to: int | None = None  # with bots="fill": fill up to this many entrants
+    # The house bot that fills seats (bots "fill" or "bots_only"): one of the
+    # game's bots (make_settings checks it); a default, so that tournaments
+    # created before the field existed still decode (issue 17).
+    fill_bot: str = "heuristic"
     points: dict[int, tuple[float, ...]] = {}  # points per finish place, by table size
     bye_points: float | None = None  # None = the average of a full table's points
     duplicate: bool = False  # swiss only: groups of tables replay one deal

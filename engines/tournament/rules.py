@@ -109,6 +109,8 @@ def make_settings(raw: Any, game: Any = None) -> Settings:
                 f"tables of {settings.smallest_table} to {settings.table_size} do not fit",
             )
         game.make_options(settings.options)
+        if settings.fill_bot not in game.bots:
+            raise OptionsError("bad_tournament", f"fill_bot must be one of {', '.join(game.bots)} for {game.title}")
     return settings
 
 

@@ -635,3 +635,30 @@ async def test_registration_and_withdrawal_rules_over_http(server, workers):
 
 async def _status_is(client: ApiClient, tid: str, *statuses: str) -> bool:
     return await tournament_status(client, tid) in statuses
+
+
+async def test_fill_bot_chooses_the_house_bot_at_the_tables_and_is_checked(server, workers):
+    """Issue 17: `fill_bot` (default heuristic) is the bot the fill seats; it
+    must be one of the game's bots (422 bad_tournament) and a known bot name
+    (400 otherwise). Before, every filled seat was `heuristic`."""
+    workers()
+    organiser = await ApiClient.register(server.base_url, f"fill-bot-{uuid.uuid4().hex[:6]}")
+    r = await organiser.post(TN, {"game": GAME, "start_ms": now_ms() + 60_000, "rounds": 1, "fill_bot": "memory"})
+    assert r.status_code == 422 and r.json()["code"] == "bad_tournament", r.text
+    r = await organiser.post(TN, {"game": GAME, "start_ms": now_ms() + 60_000, "rounds": 1, "fill_bot": "grandmaster"})
+    assert r.status_code == 400, r.text
+    default = await create_tournament(organiser, start_ms=now_ms() + 60_000, rounds=1)
+    assert (await get_json(organiser, f"{TN}/{default['tournament_id']}"))["settings"]["fill_bot"] == "heuristic"
+    created = await create_tournament(organiser, start_ms=now_ms() + 2000, rounds=1, bots="fill", fill_to=4,
+                                      max_entrants=4, fill_bot="random")
+    tid = created["tournament_id"]
+    assert (await register(organiser, tid)).status_code in (200, 201)
+
+    async def seated():
+        r = await organiser.get(f"{TN}/{tid}/rounds/1")
+        return r.status_code == 200 and r.json().get("tables")
+
+    await until(seated, 30, "round 1's table")
+    table = (await organiser.get(f"{TN}/{tid}/rounds/1")).json()["tables"][0]
+    game = await get_json(organiser, f"/api/v1/games/{table['game_id']}")
+    assert sorted(s["bot"] for s in game["seats"] if s["kind"] == "bot") == ["random"] * 3

@@ -397,3 +397,21 @@ def test_a_stream_recorded_under_older_bounds_still_folds():
         pytest.fail(f"a stored tn.created no longer decodes: {error}")
     assert event.settings.time_control.move_ms == 0
     assert evolve(None, event).settings.time_control.move_ms == 0
+
+
+def test_fill_bot_defaults_to_heuristic_is_one_of_the_games_bots_and_old_logs_decode():
+    """Issue 17: `fill_bot` chooses the house bot that fills seats; stored
+    `tn.created` events from before the field decode with the default."""
+    from engines.registry import get_game
+
+    game = get_game("kabuki-tricks")
+    base = {"game": "kabuki-tricks", "start_ms": START, "rounds": 1}
+    assert make_settings(base, game).fill_bot == "heuristic"
+    assert make_settings({**base, "fill_bot": "expert"}, game).fill_bot == "expert"
+    with pytest.raises(OptionsError) as err:
+        make_settings({**base, "fill_bot": "memory"}, game)  # Kabuki masks' bot, not this game's
+    assert err.value.code == "bad_tournament" and "fill_bot" in err.value.message
+    old = msgspec.json.encode({"type": "tn.created", "settings": base, "at_ms": 1})
+    assert "fill_bot" not in old.decode()
+    event = msgspec.json.decode(old, type=AnyEvent)
+    assert event.settings.fill_bot == "heuristic"
