@@ -51,6 +51,7 @@ export function body(form) {
     game: f.get("game"), start_ms: ms(f.get("start")), format: f.get("format"), rounds: num(f.get("rounds")),
     table_size: num(f.get("table_size")), min_table_size: num(f.get("min_table_size")),
     min_entrants: num(f.get("min_entrants")), max_entrants: num(f.get("max_entrants")), bots: f.get("bots"),
+    fill_bot: f.get("fill_bot") || undefined,
     fill_to: num(f.get("fill_to")), every_minutes: num(f.get("every_minutes")), opens_ms: ms(f.get("opens")),
     closes_ms: ms(f.get("closes")), advance: num(f.get("advance")), bye_points: num(f.get("bye_points")),
     ranked: f.get("ranked") === "on", duplicate: f.get("duplicate") === "on",
@@ -59,6 +60,13 @@ export function body(form) {
   };
   if (Object.keys(points).length) out.points = points;
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined && v !== null && !Number.isNaN(v)));
+}
+
+// fill_bot (issue 17): the house bot that fills seats, added beside the bots policy.
+if (!$("f-fill-bot") && $("f-bots")) {
+  const levels = ["heuristic", "expert", "random"];
+  $("f-bots").closest("p").after(h("p", { class: "field" }, h("label", { for: "f-fill-bot" }, "fill_bot"),
+    h("select", { id: "f-fill-bot", name: "fill_bot" }, ...levels.map((v) => h("option", { value: v }, v)))));
 }
 
 $("create-form").addEventListener("submit", async (e) => {
