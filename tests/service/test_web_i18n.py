@@ -48,7 +48,11 @@ def used_keys() -> set[str]:
         keys |= set(re.findall(r"""\b_\(\s*["']([a-z][\w.-]*\w)["']""", source))
         keys |= set(re.findall(r"""\btext\(\s*lang,\s*["']([a-z][\w.-]*\w)["']""", source))
     for js in [*STATIC.glob("*.js"), *STATIC.glob("games/*.js")]:
-        keys |= set(re.findall(r"""\bt\(\s*["']([a-z][\w.-]*\w)["']""", js.read_text(encoding="utf-8")))
+        # t("k"), or tr("k") where a module's `t` names something else (a tournament).
+        keys |= set(re.findall(r"""\btr?\(\s*["']([a-z][\w.-]*\w)["']""", js.read_text(encoding="utf-8")))
+        # Plurals: tp("k", n) reads k.one and k.other (i18n.js).
+        for key in re.findall(r"""\btp\(\s*["']([a-z][\w.-]*\w)["']""", js.read_text(encoding="utf-8")):
+            keys |= {f"{key}.one", f"{key}.other"}
     keys |= {f"game.{g}" for g in available()}
     keys |= {f"agents.reason.{r}" for r in ("timeout", "unreachable", "invalid_response", "illegal_action")}
     return keys

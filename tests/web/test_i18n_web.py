@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.web.conftest import sign_up, unique_name
@@ -51,3 +52,36 @@ def test_each_language_renders_without_a_missing_string(new_context, lang, lobby
     page.get_by_role("navigation", name=switch).get_by_role("link", name="English").click()
     page.get_by_role("heading", name="Lobby", level=1).wait_for()
     assert_translated(page, "en")
+
+
+# A finished game of house bots watched in another language: the table page's
+# modules (table.js, games/*.js) speak it, with the rulebook's card names
+# (Kabuki Tricks' Italian edition: "7 Viola"; the Spanish mask game: Máscara,
+# fichas de PV), and no English sentence of the move list is left.
+TABLES = [
+    ("it", "kabuki-tricks", 3, {}, ["Elenco delle mosse", "Risultato", "ha vinto il trick", "Viola"],
+     ["played the", "won the trick", " points", " tricks", "Move list"]),
+    ("es", "kabuki-masks", 2, {"stop_window_ms": 300}, ["Lista de jugadas", "Resultado", "Máscara", "fichas de PV"],
+     ["placed", "tokens", " on pile ", "Move list"]),
+]
+
+
+@pytest.mark.parametrize("lang, game, players, options, present, absent", TABLES, ids=[t[1] for t in TABLES])
+def test_a_table_page_speaks_the_language(new_context, live, lang, game, players, options, present, absent):
+    with httpx.Client(base_url=live.base_url, timeout=30) as http:
+        host = http.post("/api/v1/players", json={"name": unique_name("host")}).json()
+        auth = {"Authorization": f"Bearer {host['token']}"}
+        body = {"game": game, "players": players, "options": options, "bot_delay_ms": 0}
+        gid = http.post("/api/v1/games", json=body, headers=auth).json()["game_id"]
+        page = new_context(locale=lang).new_page()
+        page.goto(f"/games/{gid}")  # the move list is written live, as the bots play
+        page.get_by_text(present[0]).wait_for()
+        for seat in range(players):
+            assert http.post(f"/api/v1/games/{gid}/bots", json={"seat": seat, "bot": "random"}, headers=auth).status_code == 200
+        page.get_by_role("heading", name=present[1]).wait_for(timeout=60_000)
+        assert_translated(page, lang)
+        text = page.inner_text("body")
+        for word in present:
+            assert word in text, f"{lang}: {word!r} missing"
+        for english in absent:
+            assert english not in text, f"{lang}: English {english!r} left"

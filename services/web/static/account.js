@@ -1,5 +1,6 @@
 // /account: change the password, rotate the API token.
 import { api, currentPlayer, describe } from "./api.js";
+import { t } from "./i18n.js";
 
 const player = await currentPlayer().catch(() => null);
 if (!player) {
@@ -15,13 +16,13 @@ if (!player) {
     const password = form.elements["new-password"].value;
     status.textContent = "";
     if (password.length < 8) {
-      status.textContent = "A password is 8 characters or more.";
+      status.textContent = t("signup.short");
       return;
     }
     try {
       await api("/api/v1/players/me/password", { method: "POST", body: { password } });
       form.reset();
-      status.textContent = "Password saved. Your other sessions are signed out.";
+      status.textContent = t("account.saved");
     } catch (err) {
       status.textContent = describe(err);
     }
@@ -37,7 +38,7 @@ if (!player) {
       out.value = answer.token;
       document.getElementById("token-out").hidden = false;
       out.select();
-      tokenStatus.textContent = "New token made; the old one no longer works. It is shown only now.";
+      tokenStatus.textContent = t("account.token_made");
     } catch (err) {
       tokenStatus.textContent = describe(err);
     }

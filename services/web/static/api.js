@@ -1,6 +1,7 @@
 // The public API from our pages. The session cookie (HttpOnly) authenticates;
 // every write echoes the CSRF token from the hm_csrf cookie in X-CSRF-Token
 // (services/sessions.py). Shared by every page: the table's module too.
+import { t } from "./i18n.js";
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -124,5 +125,5 @@ export function follow(path, handlers, { after = 0, onStatus = () => {} } = {}) 
 
 /** Text for an error, for a role="alert" region. */
 export function describe(err) {
-  return err instanceof ApiError ? err.message : "Something went wrong; try again.";
+  return err instanceof ApiError ? err.message : t("api.failed");
 }

@@ -26,3 +26,23 @@ export function t(key, values = {}) {
 
 /** A game's name in this language (the rulebook's where there is one). */
 export const gameTitle = (game) => (dict[`game.${game}`] ? t(`game.${game}`) : game);
+
+// Plurals: the glossary has `key.one` and `key.other` ("1 trick", "2 tricks");
+// the language's plural rules pick one (CLDR's "many" of large Spanish
+// numbers reads as "other"). {n} is the count.
+const plurals = new Intl.PluralRules(lang);
+export function tp(key, n, values = {}) {
+  const form = plurals.select(n) === "one" ? "one" : "other";
+  return t(`${key}.${form}`, { n, ...values });
+}
+
+/** A place: 1st, 2nd (en); 1º (it); 1.º (es). */
+export function ordinal(n) {
+  if (lang === "it") return `${n}º`;
+  if (lang === "es") return `${n}.º`;
+  const s = n % 100 >= 11 && n % 100 <= 13 ? "th" : ["th", "st", "nd", "rd"][n % 10] || "th";
+  return `${n}${s}`;
+}
+
+/** A list of names: "Ana, Ben and Cy" in this language. */
+export const list = (items) => new Intl.ListFormat(lang, { type: "conjunction" }).format(items);

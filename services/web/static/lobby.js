@@ -3,6 +3,7 @@
 // while the page is visible, and re-drawn only when something changed (so
 // focus and the reader's place stay put).
 import { api, currentPlayer, describe } from "./api.js";
+import { t, tp, gameTitle } from "./i18n.js";
 
 const REFRESH_MS = 2000;
 const LISTS = [
@@ -29,26 +30,25 @@ function h(tag, attrs = {}, ...children) {
 }
 
 const human = (key) => key.replace(/_/g, " ").replace(/\bms\b/, "(ms)");
-const title = (game) => byName[game]?.title ?? game;
+const title = (game) => gameTitle(game) ?? byName[game]?.title ?? game;
 
 function optionsText(table) {
   const defaults = byName[table.game]?.options ?? {};
   const changed = Object.entries(table.options).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(defaults[k]));
-  if (!changed.length) return "standard rules";
-  return changed.map(([k, v]) => `${human(k)}: ${typeof v === "object" ? "custom" : v}`).join(", ");
+  if (!changed.length) return t("lobby.standard");
+  return changed.map(([k, v]) => `${human(k)}: ${typeof v === "object" ? t("lobby.custom") : v}`).join(", ");
 }
 
 function clockText(tc) {
-  if (!tc) return "untimed";
+  if (!tc) return t("lobby.untimed");
   const s = Math.round(tc.move_ms / 1000);
-  const bank = tc.bank_ms ? ` + ${Math.round(tc.bank_ms / 1000)} s bank` : "";
-  return `${s} s per move${bank}`;
+  return tc.bank_ms ? t("lobby.per_move_bank", { s, bank: Math.round(tc.bank_ms / 1000) }) : t("lobby.per_move", { s });
 }
 
 function seatItem(seat) {
-  if (!seat.taken) return h("li", { text: "Open seat" });
+  if (!seat.taken) return h("li", { text: t("table.open_seat") });
   const kind = seat.kind === "bot" ? "bot" : seat.kind === "agent" ? "agent" : null;
-  return h("li", {}, seat.name ?? "?", kind ? h("span", { class: `badge ${kind}`, text: kind }) : null);
+  return h("li", {}, seat.name ?? "?", kind ? h("span", { class: `badge ${kind}`, text: kind === "bot" ? t("tn.kind.bot") : t("tn.kind.agent") }) : null);
 }
 
 async function takeSeat(table, button) {
@@ -64,36 +64,36 @@ async function takeSeat(table, button) {
 
 function tableCard(table) {
   const invite = `${window.location.origin}/games/${table.game_id}`;
-  const heading = `${title(table.game)}, ${table.players} players`;
+  const heading = t("lobby.heading", { game: title(table.game), players: tp("lobby.players", table.players) });
   const mine = player && table.seats.some((s) => s.taken && s.name === player.name);
   const free = table.seats.some((s) => !s.taken);
   const actions = h("div", { class: "actions" });
   if (table.status === "open" && free && player && !mine) {
-    const join = h("button", { type: "button", text: "Take a seat", "aria-label": `Take a seat at ${heading}` });
+    const join = h("button", { type: "button", text: t("table.take_seat"), "aria-label": t("lobby.take_seat_at", { table: heading }) });
     join.addEventListener("click", () => takeSeat(table, join));
     actions.append(join);
   }
-  const verb = mine ? "Go to table" : table.status === "finished" ? "See the result" : "Watch";
+  const verb = mine ? t("lobby.go") : table.status === "finished" ? t("lobby.see_result") : t("live.watch");
   actions.append(h("a", { href: `/games/${table.game_id}`, text: verb, "aria-label": `${verb}: ${heading}` }));
   if (table.status === "open") {
-    const copy = h("button", { type: "button", class: "secondary", text: "Copy invite link", "aria-label": `Copy invite link to ${heading}` });
+    const copy = h("button", { type: "button", class: "secondary", text: t("lobby.copy_invite"), "aria-label": t("lobby.copy_invite_to", { table: heading }) });
     copy.addEventListener("click", async () => {
       try {
         await navigator.clipboard.writeText(invite);
-        status.textContent = "Invite link copied.";
+        status.textContent = t("lobby.copied");
       } catch {
-        status.textContent = `Invite link: ${invite}`;
+        status.textContent = t("lobby.invite_is", { link: invite });
       }
     });
-    actions.append(copy, h("a", { class: "invite", href: invite, text: "Invite link", "aria-label": `Invite link to ${heading}` }));
+    actions.append(copy, h("a", { class: "invite", href: invite, text: t("lobby.invite"), "aria-label": t("lobby.invite_to", { table: heading }) }));
   }
   return h(
     "li",
     { class: "table-card", "data-game-id": table.game_id },
     h("article", { "aria-label": heading },
-      h("h3", {}, heading, table.ranked ? h("span", { class: "badge ranked", text: "ranked" }) : null),
-      h("p", { class: "meta", text: `${optionsText(table)} · ${clockText(table.time_control)}${table.tournament_id ? " · tournament" : ""}` }),
-      h("ol", { class: "seats", "aria-label": "Seats" }, ...table.seats.map(seatItem)),
+      h("h3", {}, heading, table.ranked ? h("span", { class: "badge ranked", text: t("live.ranked") }) : null),
+      h("p", { class: "meta", text: `${optionsText(table)} · ${clockText(table.time_control)}${table.tournament_id ? " · " + t("live.tournament") : ""}` }),
+      h("ol", { class: "seats", "aria-label": t("lobby.seats") }, ...table.seats.map(seatItem)),
       actions,
     ),
   );
@@ -116,7 +116,7 @@ async function refresh() {
     }
   } catch {
     status.dataset.offline = "1";
-    status.textContent = "Cannot reach the server; trying again…";
+    status.textContent = t("lobby.offline");
   }
 }
 
@@ -147,20 +147,20 @@ function field(label, input, cls = "field") {
 }
 
 function buildForm() {
-  const game = h("select", { id: "nt-game", name: "game" }, ...catalog.map((g) => h("option", { value: g.game, text: g.title })));
+  const game = h("select", { id: "nt-game", name: "game" }, ...catalog.map((g) => h("option", { value: g.game, text: title(g.game) })));
   const players = h("input", { id: "nt-players", name: "players", type: "number", required: true });
-  const options = h("fieldset", {}, h("legend", { text: "Options" }));
-  const seats = h("fieldset", {}, h("legend", { text: "Seats" }));
+  const options = h("fieldset", {}, h("legend", { text: t("lobby.options") }));
+  const seats = h("fieldset", {}, h("legend", { text: t("lobby.seats") }));
   const timed = h("input", { id: "nt-timed", type: "checkbox" });
   const moveS = h("input", { id: "nt-move-s", type: "number", min: "1", max: "3600", value: "60" });
   const bankS = h("input", { id: "nt-bank-s", type: "number", min: "0", max: "36000", value: "0" });
   const ranked = h("input", { id: "nt-ranked", type: "checkbox" });
   const error = h("p", { class: "error", role: "alert", id: "nt-error" });
-  const submit = h("button", { type: "submit", text: "Create table" });
+  const submit = h("button", { type: "submit", text: t("lobby.create") });
 
   const drawOptions = () => {
     const spec = byName[game.value];
-    options.replaceChildren(h("legend", { text: "Options" }));
+    options.replaceChildren(h("legend", { text: t("lobby.options") }));
     const grid = h("div", { class: "form-grid" });
     for (const [key, value] of Object.entries(spec.options)) {
       const id = `nt-opt-${key}`;
@@ -178,7 +178,7 @@ function buildForm() {
       }
       grid.append(field(human(key), input));
     }
-    if (!Object.keys(spec.options).length) grid.append(h("p", { class: "hint", text: "This game has no options." }));
+    if (!Object.keys(spec.options).length) grid.append(h("p", { class: "hint", text: t("lobby.no_options") }));
     options.append(grid);
   };
 
@@ -186,14 +186,14 @@ function buildForm() {
     const spec = byName[game.value];
     const n = Number(players.value);
     const kept = [...seats.querySelectorAll("select")].map((s) => s.value);
-    seats.replaceChildren(h("legend", { text: "Seats" }), h("p", { class: "hint", text: "Seat 1 is yours." }));
+    seats.replaceChildren(h("legend", { text: t("lobby.seats") }), h("p", { class: "hint", text: t("lobby.seat1") }));
     const grid = h("div", { class: "form-grid" });
     for (let i = 1; i < n; i++) {
       const select = h("select", { id: `nt-seat-${i}`, "data-seat": String(i) },
-        h("option", { value: "", text: "Open seat (a person)" }),
-        ...spec.bots.map((b) => h("option", { value: b, text: `House bot: ${b}` })));
+        h("option", { value: "", text: t("lobby.open_person") }),
+        ...spec.bots.map((b) => h("option", { value: b, text: t("lobby.house_bot", { bot: b }) })));
       if (kept[i - 1] !== undefined && [...select.options].some((o) => o.value === kept[i - 1])) select.value = kept[i - 1];
-      grid.append(field(`Seat ${i + 1}`, select));
+      grid.append(field(t("common.seat", { n: i + 1 }), select));
     }
     seats.append(grid);
   };
@@ -208,11 +208,11 @@ function buildForm() {
 
   game.addEventListener("change", () => { drawPlayers(); drawOptions(); drawSeats(); });
   players.addEventListener("change", drawSeats);
-  const timing = h("fieldset", {}, h("legend", { text: "Time control" }),
-    field("Timed moves", timed, "field inline"), h("div", { class: "form-grid" }, field("Seconds per move", moveS), field("Time bank (seconds)", bankS)));
+  const timing = h("fieldset", {}, h("legend", { text: t("tn.time_control") }),
+    field(t("lobby.timed"), timed, "field inline"), h("div", { class: "form-grid" }, field(t("lobby.seconds"), moveS), field(t("lobby.bank"), bankS)));
   form.append(
-    h("div", { class: "form-grid" }, field("Game", game), field("Players", players)),
-    options, seats, timing, field("Ranked", ranked, "field inline"), h("p", {}, submit), error,
+    h("div", { class: "form-grid" }, field(t("tn.f.game"), game), field(t("table.players"), players)),
+    options, seats, timing, field(t("tn.f.ranked"), ranked, "field inline"), h("p", {}, submit), error,
   );
   drawPlayers();
   drawOptions();
@@ -229,7 +229,7 @@ function buildForm() {
         const kind = input.dataset.kind;
         let value = kind === "bool" ? input.checked : kind === "number" ? Number(input.value) : input.value;
         if (kind === "json") {
-          try { value = JSON.parse(input.value); } catch { throw new Error(`${human(key)} is not valid JSON.`); }
+          try { value = JSON.parse(input.value); } catch { throw new Error(t("lobby.bad_json", { option: human(key) })); }
         }
         if (JSON.stringify(value) !== JSON.stringify(spec.options[key])) body.options[key] = value;
       }

@@ -2,11 +2,14 @@
 // recent games with results and replay links, tournaments played.
 import { api, ApiError, describe } from "./api.js";
 import { h, fmtDate, ordinal, title } from "./watch-ui.js";
+import { t } from "./i18n.js";
 
 const root = document.getElementById("player");
 const playerId = root.dataset.playerId;
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
+const gameStatus = (s) => ({ open: t("player.st.open"), playing: t("player.st.playing"), finished: t("player.st.finished") })[s] || s;
+const tnStatus = (s) => ({ registering: t("tn.status.registering"), running: t("tn.status.running"), finished: t("tn.status.finished"), cancelled: t("tn.status.cancelled") })[s] || s;
 
 function svg(tag, attrs = {}, ...kids) {
   const el = document.createElementNS(SVG, tag);
@@ -29,13 +32,13 @@ export function ratingChart(game, history) {
     svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "axis" }, v.toFixed(0))));
   const last = pts[pts.length - 1];
   return svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img",
-    "aria-label": `Rating history for ${title(game)}: ${history.length} rated games, μ from ${pts[0].mu.toFixed(1)} to ${last.mu.toFixed(1)}` },
+    "aria-label": t("player.chart_label", { game: title(game), n: history.length, from: pts[0].mu.toFixed(1), to: last.mu.toFixed(1) }) },
     ...ticks,
     svg("path", { d: band, class: "band" }),
     svg("path", { d: line((p) => p.mu), class: "mu" }),
     svg("path", { d: line((p) => p.mu - 3 * p.sigma), class: "ordinal" }),
     ...pts.map((p, i) => svg("circle", { cx: x(i), cy: y(p.mu), r: 3, class: "mu-dot" })),
-    svg("text", { x: L, y: H - 8, class: "axis" }, "games →"));
+    svg("text", { x: L, y: H - 8, class: "axis" }, t("player.axis")));
 }
 
 async function ratings() {
@@ -46,11 +49,11 @@ async function ratings() {
     $("p-charts").replaceChildren(...[...byGame].map(([game, hist]) => {
       const now = r.ratings.find((x) => x.game === game);
       return h("figure", { class: "rating" }, h("figcaption", {}, h("a", { href: `/leaderboards/${game}` }, title(game)),
-        now ? ` · μ − 3σ ${now.ordinal.toFixed(1)}${now.provisional ? " (provisional)" : ""}` : ""), ratingChart(game, hist),
-        h("p", { class: "hint" }, "Line: μ; band: μ ± σ; dashed: μ − 3σ, the rating."));
+        now ? ` · μ − 3σ ${now.ordinal.toFixed(1)}${now.provisional ? ` (${t("lb.provisional")})` : ""}` : ""), ratingChart(game, hist),
+        h("p", { class: "hint" }, t("player.legend")));
     }));
   } catch (err) {
-    $("p-charts").replaceChildren(h("p", { class: "hint" }, err instanceof ApiError && err.status === 404 ? "No rated games yet." : describe(err)));
+    $("p-charts").replaceChildren(h("p", { class: "hint" }, err instanceof ApiError && err.status === 404 ? t("player.no_rated") : describe(err)));
   }
 }
 
@@ -58,18 +61,18 @@ async function games() {
   const g = await api(`/api/v1/players/${encodeURIComponent(playerId)}/games?limit=30`);
   $("p-title").textContent = g.name;
   document.title = `${g.name} · Hanamichi`;
-  $("p-status").textContent = g.kind === "agent" ? "A bot agent." : "";
+  $("p-status").textContent = g.kind === "agent" ? t("player.agent") : "";
   $("p-games").replaceChildren(g.games.length ? h("table", { class: "grid" },
-    h("thead", {}, h("tr", {}, ["Game", "When", "Status", "Place", "Score", ""].map((c) => h("th", { scope: "col" }, c)))),
+    h("thead", {}, h("tr", {}, [t("tn.f.game"), t("player.when"), t("player.status"), t("tn.col.place"), t("tn.col.score"), ""].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, g.games.map((x) => h("tr", {},
-      h("th", { scope: "row" }, title(x.game), x.ranked ? h("span", { class: "badge ranked" }, "ranked") : null),
-      h("td", {}, fmtDate(x.finished_at_ms || x.created_at_ms)), h("td", {}, x.status),
-      h("td", {}, x.place ? `${ordinal(x.place)}${x.forfeited ? " (forfeit)" : ""}` : ""), h("td", {}, x.score ?? ""),
-      h("td", {}, x.status === "finished" ? h("a", { href: `/games/${x.game_id}/replay?at=0` }, "Replay")
-        : h("a", { href: `/games/${x.game_id}` }, x.status === "playing" ? "Watch" : "Open")))))) : h("p", { class: "hint" }, "No games yet."));
-  $("p-tournaments").replaceChildren(...g.tournaments.map((t) => h("li", {},
-    h("a", { href: `/tournaments/${t.tournament_id}` }, `${title(t.game)}, ${fmtDate(t.start_ms)}`), ` (${t.status})`)));
-  if (!g.tournaments.length) $("p-tournaments").replaceChildren(h("li", { class: "hint" }, "None yet."));
+      h("th", { scope: "row" }, title(x.game), x.ranked ? h("span", { class: "badge ranked" }, t("live.ranked")) : null),
+      h("td", {}, fmtDate(x.finished_at_ms || x.created_at_ms)), h("td", {}, gameStatus(x.status)),
+      h("td", {}, x.place ? `${ordinal(x.place)}${x.forfeited ? " " + t("player.forfeit") : ""}` : ""), h("td", {}, x.score ?? ""),
+      h("td", {}, x.status === "finished" ? h("a", { href: `/games/${x.game_id}/replay?at=0` }, t("replay.title"))
+        : h("a", { href: `/games/${x.game_id}` }, x.status === "playing" ? t("live.watch") : t("player.open"))))))) : h("p", { class: "hint" }, t("player.no_games")));
+  $("p-tournaments").replaceChildren(...g.tournaments.map((tn) => h("li", {},
+    h("a", { href: `/tournaments/${tn.tournament_id}` }, `${title(tn.game)}, ${fmtDate(tn.start_ms)}`), ` (${tnStatus(tn.status)})`)));
+  if (!g.tournaments.length) $("p-tournaments").replaceChildren(h("li", { class: "hint" }, t("player.none")));
 }
 
 games().catch((err) => { $("p-status").textContent = describe(err); });

@@ -5,6 +5,7 @@
 // you are, so a position can be shared.
 import { api, describe as errorText } from "./api.js";
 import { h, gameModule, contextFor, drawBoard, cardName, cardEl, title } from "./watch-ui.js";
+import { t } from "./i18n.js";
 
 const root = document.getElementById("replay");
 const gameId = root.dataset.gameId;
@@ -34,16 +35,18 @@ function writeUrl() {
 function lines(e) {
   const text = mod && mod.describe ? mod.describe(e, ctx, info) : null;
   if (text === null || text === undefined) {
-    if (e.type === "hm.game_finished") return ["The game is over."];
-    if (e.type === "hm.move_played_for_seat") return [`A move was played for ${ctx.name(e.seat)} (${e.reason}).`];
-    if (e.type === "hm.seat_handed_to_bot") return [`${ctx.name(e.seat)}'s seat was handed to a house bot.`];
+    if (e.type === "hm.game_finished") return [t("table.over")];
+    if (e.type === "hm.move_played_for_seat") return [t("replay.played_for", { name: ctx.name(e.seat), reason: t(`agents.reason.${e.reason}`) })];
+    if (e.type === "hm.seat_handed_to_bot") return [t("reason.handed", { name: ctx.name(e.seat) })];
     return [e.type];
   }
   return [text].flat();
 }
 
-/** A card of the hand, drawn from its rulebook name ("7 of purple"): rank and suit. */
+/** A card of the hand, drawn by the game's module (named in the page's
+ * language); else from its English name ("7 of purple"): rank and suit. */
 function handCard(c) {
+  if (mod && mod.handCard) return mod.handCard(ctx, c);
   const name = cardName(mod, c);
   const m = /^(.+?) of (\w+)$/.exec(name);
   if (!m) return cardEl({ name, suit: "joker", rank: name.slice(0, 2), mark: "★" });
@@ -72,9 +75,9 @@ async function go(n, { focus = false } = {}) {
     board.dataset.at = String(replay.at);
     const hand = replay.view && Array.isArray(replay.view.hand) ? replay.view.hand : [];
     $("hand").replaceChildren(...(hand.length ? hand.map((c) => handCard(c))
-      : [h("p", { class: "hint" }, seat === null ? "Hands are hidden in the public view." : "No cards in hand.")]));
+      : [h("p", { class: "hint" }, seat === null ? t("replay.hidden_hands") : t("replay.no_cards"))]));
     $("hand").dataset.at = String(replay.at);
-    status.textContent = `Move ${at} of ${max}${seat === null ? ", public view" : `, seen by ${ctx.name(seat)}`}.`;
+    status.textContent = seat === null ? t("replay.status_public", { at, max }) : t("replay.status_seat", { at, max, name: ctx.name(seat) });
   } catch (err) {
     if (ticket === drawing) status.textContent = errorText(err);
   }
@@ -84,26 +87,26 @@ async function go(n, { focus = false } = {}) {
 function stop() {
   clearInterval(timer);
   timer = null;
-  playButton.textContent = "Play";
+  playButton.textContent = t("replay.play");
   playButton.setAttribute("aria-pressed", "false");
 }
 
 function play() {
   if (timer) return stop();
   if (at >= max) go(0);
-  playButton.textContent = "Pause";
+  playButton.textContent = t("replay.pause");
   playButton.setAttribute("aria-pressed", "true");
   timer = setInterval(() => (at >= max ? stop() : go(at + 1)), Number($("speed").value));
 }
 
 function buildJumps() {
   // Rounds start with a deal, tricks end when won: every game names them so.
-  const opts = [h("option", { value: "" }, "Round or trick…")];
+  const opts = [h("option", { value: "" }, t("replay.round_or_trick"))];
   let round = 0, trick = 0;
   events.forEach((item) => {
     const t = item.event.type;
-    if (/\.(dealt|round_started)$/.test(t)) { round += 1; trick = 0; opts.push(h("option", { value: item.version }, `Round ${round}`)); }
-    if (/\.(trick_won|trick_scored)$/.test(t)) { trick += 1; opts.push(h("option", { value: item.version }, `Round ${Math.max(round, 1)}, trick ${trick}`)); }
+    if (/\.(dealt|round_started)$/.test(t)) { round += 1; trick = 0; opts.push(h("option", { value: item.version }, t("common.round_n", { n: round }))); }
+    if (/\.(trick_won|trick_scored)$/.test(t)) { trick += 1; opts.push(h("option", { value: item.version }, t("replay.round_trick", { round: Math.max(round, 1), trick }))); }
   });
   jump.replaceChildren(...opts);
 }
@@ -119,14 +122,14 @@ async function fairness() {
     const exported = await fetch(`/api/v1/games/${encodeURIComponent(gameId)}/export`).then((r) => r.text());
     const seeds = [...exported.matchAll(/"seed":\s*(\d+)/g)], salts = [...exported.matchAll(/"salt":\s*"([0-9a-f]+)"/g)];
     const revealed = seeds.length && salts.length ? { seed: seeds[seeds.length - 1][1], salt: salts[salts.length - 1][1] } : null;
-    const mark = (ok) => h("strong", { class: ok ? "ok" : "bad" }, ok ? "yes" : "NO");
+    const mark = (ok) => h("strong", { class: ok ? "ok" : "bad" }, ok ? t("replay.yes") : t("replay.no"));
     box.replaceChildren(h("dl", { class: "rules" },
-      h("dt", {}, "Commitment at the start"), h("dd", {}, h("code", {}, first.commitment || "?")),
-      h("dt", {}, "Seed revealed at the end"), h("dd", {}, h("code", {}, revealed ? revealed.seed : "?")),
-      h("dt", {}, "Salt revealed at the end"), h("dd", {}, h("code", {}, revealed ? revealed.salt : "?")),
-      h("dt", {}, "Seed and salt match the commitment"), h("dd", {}, mark(v.commitment_ok)),
-      h("dt", {}, "The deals match the seed"), h("dd", {}, mark(v.deals_ok)),
-      h("dt", {}, "The replay matches the rules"), h("dd", {}, mark(v.replay_ok))),
+      h("dt", {}, t("replay.commitment")), h("dd", {}, h("code", {}, first.commitment || "?")),
+      h("dt", {}, t("replay.seed")), h("dd", {}, h("code", {}, revealed ? revealed.seed : "?")),
+      h("dt", {}, t("replay.salt")), h("dd", {}, h("code", {}, revealed ? revealed.salt : "?")),
+      h("dt", {}, t("replay.commitment_ok")), h("dd", {}, mark(v.commitment_ok)),
+      h("dt", {}, t("replay.deals_ok")), h("dd", {}, mark(v.deals_ok)),
+      h("dt", {}, t("replay.replay_ok")), h("dd", {}, mark(v.replay_ok))),
       ...(v.problems && v.problems.length ? [h("ul", {}, v.problems.map((p) => h("li", {}, p)))] : []));
   } catch (err) {
     box.replaceChildren(h("p", { class: "error" }, errorText(err)));
@@ -142,12 +145,12 @@ async function start() {
   }
   mod = await gameModule(info.game);
   ctx = contextFor(info, mod);
-  $("replay-title").textContent = `Replay: ${title(info.game)}`;
-  document.title = `Replay ${title(info.game)} · Hanamichi`;
+  $("replay-title").textContent = t("replay.heading", { game: title(info.game) });
+  document.title = `${t("replay.heading", { game: title(info.game) })} · Hanamichi`;
   max = info.version;
   const wanted = readUrl();
   seat = wanted.seat !== null ? wanted.seat : (info.status !== "finished" ? info.your_seat : null);
-  seatSelect.replaceChildren(h("option", { value: "" }, "Public view"),
+  seatSelect.replaceChildren(h("option", { value: "" }, t("replay.public")),
     ...info.seats.map((s, i) => h("option", { value: i }, ctx.name(i))));
   seatSelect.value = seat === null ? "" : String(seat);
   try {

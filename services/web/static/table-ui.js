@@ -1,4 +1,5 @@
 // Small DOM helpers shared by the table page and its game modules.
+import { t, ordinal as placeName } from "./i18n.js";
 
 /** h("p", {class: "x", "aria-label": "y"}, child, [children], "text") */
 export function h(tag, attrs = {}, ...kids) {
@@ -23,16 +24,14 @@ export function h(tag, attrs = {}, ...kids) {
  * A face-down card (a card whose moment has passed, GEN-1) has no suit.
  */
 export function cardEl({ name, suit = "", rank = "", mark = "", small = false }) {
-  if (!suit && !rank) return h("span", { class: "card down", role: "img", "aria-label": name || "a face-down card" });
+  if (!suit && !rank) return h("span", { class: "card down", role: "img", "aria-label": name || t("common.face_down") });
   return h("span", { class: `card suit-${suit}${small ? " small" : ""}`, role: "img", "aria-label": name, title: name },
     h("span", { class: "rank", "aria-hidden": "true" }, rank),
     h("span", { class: "mark", "aria-hidden": "true" }, mark));
 }
 
-export function ordinal(n) {
-  const s = n % 100 >= 11 && n % 100 <= 13 ? "th" : ["th", "st", "nd", "rd"][n % 10] || "th";
-  return `${n}${s}`;
-}
+// Places in the page's language (1st, 1º, 1.º).
+export const ordinal = placeName;
 
 /** A small table: header cells, then rows of cells. */
 export function grid(caption, head, rows) {

@@ -6,6 +6,7 @@
 // dialogs of composite actions, the move list and the result.
 import { h, cardEl, ordinal } from "./table-ui.js";
 import { api, commandId, currentPlayer, describe as errorText, follow } from "./api.js";
+import { t, tp, gameTitle, list } from "./i18n.js";
 
 const root = document.getElementById("table");
 const gameId = root.dataset.gameId;
@@ -28,10 +29,10 @@ function names(seat) {
     if (special) return special;
   }
   const s = info && info.seats[seat];
-  const name = (s && s.name) || `Seat ${seat + 1}`;
+  const name = (s && s.name) || t("common.seat", { n: seat + 1 });
   // House bots share their bot's name: the seat number tells them apart.
   const twins = info ? info.seats.filter((x) => x.name === name).length : 1;
-  return twins > 1 ? `${name} (seat ${seat + 1})` : name;
+  return twins > 1 ? t("common.seat_twin", { name, n: seat + 1 }) : name;
 }
 
 const ctx = { h, cardEl, name: names, ordinal, now: () => Date.now() + offsetMs };
@@ -75,9 +76,10 @@ async function apply(next) {
 
 function layout() {
   const title = document.getElementById("table-title");
-  title.textContent = mod.TITLE;
-  document.title = `${mod.TITLE} · Hanamichi`;
-  const help = h("p", { class: "help" }, h("a", { href: `/how-to-play/${info.game}` }, `How to play ${mod.TITLE}`));
+  const name = gameTitle(info.game);
+  title.textContent = name;
+  document.title = `${name} · Hanamichi`;
+  const help = h("p", { class: "help" }, h("a", { href: `/how-to-play/${info.game}` }, t("table.how_to_play", { game: name })));
   regions.turn = h("p", { class: "turn", id: "turn-line", "aria-live": "polite" });
   regions.join = h("p", { class: "join", hidden: true });
   regions.error = h("p", { class: "error", role: "alert", id: "move-error" });
@@ -92,10 +94,10 @@ function layout() {
     regions.turn,
     regions.join,
     regions.result,
-    h("section", { class: "players", "aria-label": "Players" }, regions.seats),
-    h("section", { class: "table-board", "aria-label": "Table" }, regions.board),
-    h("section", { class: "your-moves", "aria-label": "Your moves" }, h("h2", {}, "Your moves"), regions.error, regions.moves),
-    h("section", { class: "move-list", "aria-labelledby": "log-h" }, h("h2", { id: "log-h" }, "Move list"), regions.log),
+    h("section", { class: "players", "aria-label": t("table.players") }, regions.seats),
+    h("section", { class: "table-board", "aria-label": t("table.title") }, regions.board),
+    h("section", { class: "your-moves", "aria-label": t("table.your_moves") }, h("h2", {}, t("table.your_moves")), regions.error, regions.moves),
+    h("section", { class: "move-list", "aria-labelledby": "log-h" }, h("h2", { id: "log-h" }, t("table.move_list")), regions.log),
   );
   setInterval(tick, 250);
 }
@@ -105,7 +107,7 @@ function layout() {
 function render() {
   const view = info.view;
   renderSeats();
-  regions.board.replaceChildren(...(view ? [mod.board(view, info, ctx)].flat() : [h("p", {}, info.status === "open" ? "Waiting for players to sit down." : "Nothing to show yet.")]));
+  regions.board.replaceChildren(...(view ? [mod.board(view, info, ctx)].flat() : [h("p", {}, info.status === "open" ? t("table.waiting_sit") : t("table.nothing_yet"))]));
   renderMoves();
   renderTurn();
   renderJoin();
@@ -117,9 +119,9 @@ function renderSeats() {
   const items = info.seats.map((s, i) => {
     const acting = info.to_act.includes(i);
     const extra = info.view && mod.seatLine ? mod.seatLine(info.view, i, info, ctx) : "";
-    const kind = s.kind === "bot" ? ` (house bot${s.bot ? ": " + s.bot : ""})` : s.kind === "agent" ? " (agent)" : "";
+    const kind = s.kind === "bot" ? " " + (s.bot ? t("table.house_bot_named", { bot: s.bot }) : t("table.house_bot")) : s.kind === "agent" ? " " + t("table.agent") : "";
     return h("li", { class: acting ? "seat acting" : "seat", "aria-current": acting ? "true" : null },
-      h("span", { class: "seat-name" }, (s.taken ? names(i) : "Open seat") + kind + (i === info.your_seat ? " (you)" : "")),
+      h("span", { class: "seat-name" }, (s.taken ? names(i) : t("table.open_seat")) + kind + (i === info.your_seat ? " " + t("table.you") : "")),
       extra ? h("span", { class: "seat-extra" }, extra) : null,
       h("span", { class: "clock", "data-seat": i }));
   });
@@ -128,12 +130,12 @@ function renderSeats() {
 
 function renderTurn() {
   let text;
-  if (info.status === "finished") text = "The game is over.";
-  else if (info.status === "open") text = "Waiting for players.";
-  else if (info.legal_actions.length) text = "Your turn.";
+  if (info.status === "finished") text = t("table.over");
+  else if (info.status === "open") text = t("table.waiting_players");
+  else if (info.legal_actions.length) text = t("table.your_turn");
   else {
     const others = info.to_act.filter((s) => s !== info.your_seat).map(names);
-    text = others.length ? `Waiting for ${others.join(", ")}.` : "Waiting.";
+    text = others.length ? t("table.waiting_for", { names: list(others) }) : t("table.waiting");
   }
   if (regions.turn.textContent !== text) regions.turn.textContent = text;
 }
@@ -145,7 +147,7 @@ async function renderJoin() {
   const player = await currentPlayer();
   if (player) {
     if (!regions.join.querySelector("button")) {
-      const b = h("button", { type: "button" }, "Take a seat");
+      const b = h("button", { type: "button" }, t("table.take_seat"));
       b.addEventListener("click", async () => {
         b.disabled = true;
         try {
@@ -159,7 +161,7 @@ async function renderJoin() {
       regions.join.replaceChildren(b);
     }
   } else {
-    regions.join.replaceChildren(h("a", { href: "/signin" }, "Sign in"), " to take a seat at this table.");
+    regions.join.replaceChildren(h("a", { href: "/signin" }, t("nav.signin")), " " + t("table.to_sit"));
   }
   regions.join.hidden = false;
 }
@@ -170,9 +172,9 @@ function renderResult() {
   const places = result.table_places || result.places;
   const order = places.map((p, s) => [p, s]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const items = order.map(([p, s]) => h("li", {},
-    `${ordinal(p)}: ${names(s)}, ${mod.scoreText ? mod.scoreText(result.scores[s]) : result.scores[s] + " points"}`
-    + ((result.forfeited || []).includes(s) ? " (forfeited)" : "")));
-  regions.result.replaceChildren(h("h2", { id: "result-h" }, "Result"), h("ol", { class: "places" }, items));
+    t("table.place_line", { place: ordinal(p), name: names(s), score: mod.scoreText ? mod.scoreText(result.scores[s]) : tp("unit.points", result.scores[s]) })
+    + ((result.forfeited || []).includes(s) ? " " + t("table.forfeited") : "")));
+  regions.result.replaceChildren(h("h2", { id: "result-h" }, t("table.result")), h("ol", { class: "places" }, items));
   regions.result.hidden = false;
 }
 
@@ -201,7 +203,7 @@ function renderMoves() {
     list.push(b);
   }
   for (const key of [...buttons.keys()]) if (!seen.has(key)) buttons.delete(key);
-  if (!list.length) list.push(h("p", { class: "hint" }, info.your_seat === null || info.your_seat === undefined ? "You are watching this table." : "No moves yet."));
+  if (!list.length) list.push(h("p", { class: "hint" }, info.your_seat === null || info.your_seat === undefined ? t("table.watching") : t("table.no_moves")));
   regions.moves.replaceChildren(...list);
 }
 
@@ -214,9 +216,9 @@ function tick() {
     let text = "";
     if (c && info.status === "playing") {
       const move = Math.max(0, c.deadline_ms - now);
-      text = `${fmt(move)} + bank ${fmt(c.bank_ms)}`;
+      text = t("table.clock", { move: fmt(move), bank: fmt(c.bank_ms) });
       el.classList.toggle("low", move < 10000);
-    } else if (c && info.status !== "finished") text = `bank ${fmt(c.bank_ms)}`;
+    } else if (c && info.status !== "finished") text = t("table.bank", { bank: fmt(c.bank_ms) });
     if (el.textContent !== text) el.textContent = text;
   }
   if (mod && mod.tick) mod.tick(root, info, ctx);
@@ -276,13 +278,13 @@ function openDialog(item, candidates) {
     return sel;
   });
   const note = h("p", { class: "note", role: "status" });
-  const confirm = h("button", { type: "submit", class: "primary", value: "confirm" }, "Confirm");
-  const cancel = h("button", { type: "button" }, "Cancel");
+  const confirm = h("button", { type: "submit", class: "primary", value: "confirm" }, t("table.confirm"));
+  const cancel = h("button", { type: "button" }, t("table.cancel"));
   const chosen = () => candidates.find((a) => spec.fields.every((f, i) => String(f.get(a)) === selects[i].value));
   const update = () => {
     const a = chosen();
     confirm.disabled = !a;
-    note.textContent = a ? (spec.explain ? spec.explain(a, info.view) : "") : "That combination is not allowed now.";
+    note.textContent = a ? (spec.explain ? spec.explain(a, info.view) : "") : t("table.not_allowed");
   };
   form.addEventListener("change", update);
   cancel.addEventListener("click", () => dlg.close());
@@ -314,7 +316,7 @@ function openStream() {
     end() { refresh(); }, // follow() stops after `end`
   }, {
     onStatus(s) {
-      statusLine.textContent = s === "live" ? "Live." : s === "reconnecting" ? "Reconnecting…" : "The game is over.";
+      statusLine.textContent = s === "live" ? t("table.live") : s === "reconnecting" ? t("table.reconnecting") : t("table.over");
       statusLine.dataset.state = s;
       if (s === "live") refresh(); // whatever changed while we were away
     },
@@ -336,8 +338,8 @@ function describeTable(event) {
   switch (event.type) {
     case "hm.game_finished": return null; // the game's own end event says it
     case "hm.move_played_for_seat":
-      return `${names(event.seat)} ran out of time: a move was played for them (${event.reason}, strike ${event.strikes}).`;
-    case "hm.seat_handed_to_bot": return `${names(event.seat)}'s seat was handed to a house bot.`;
+      return t("reason.move_played", { name: names(event.seat), reason: t(`agents.reason.${event.reason}`), strikes: event.strikes });
+    case "hm.seat_handed_to_bot": return t("reason.handed", { name: names(event.seat) });
     default: return null;
   }
 }

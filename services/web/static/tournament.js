@@ -4,32 +4,37 @@
 // tournament's SSE stream and redraws on each event.
 import { api, currentPlayer, describe, follow } from "./api.js";
 import { h, countdown, fmtDate, ordinal, title } from "./watch-ui.js";
+import { t } from "./i18n.js";
 
 const root = document.getElementById("tournament");
 const tid = root.dataset.tournamentId;
 const $ = (id) => document.getElementById(id);
 let me = null;
 
+const formatName = (f) => ({ swiss: t("tn.swiss"), knockout: t("tn.knockout"), "round-robin": t("tn.round-robin") })[f] || f;
+export const kindName = (k) => ({ bot: t("tn.kind.bot"), agent: t("tn.kind.agent"), human: t("tn.kind.human") })[k] || k;
+export const statusName = (s) => ({ registering: t("tn.status.registering"), running: t("tn.status.running"), finished: t("tn.status.finished"), cancelled: t("tn.status.cancelled") })[s] || s;
+
 function rules(s) {
   const tc = s.time_control || {};
   const rows = [
-    ["Game", title(s.game)], ["Format", `${s.format}${s.duplicate ? " (duplicate)" : ""}`],
-    ["Rounds", s.format === "knockout" ? "until the final table" : String(s.rounds || "enough to meet everyone")],
-    ["Table size", `${s.table_size}${s.min_table_size ? ` (at least ${s.min_table_size})` : ""}`],
-    ["Time control", `${(tc.move_ms || 0) / 1000} s per move, ${(tc.bank_ms || 0) / 1000} s bank`],
-    ["Points", Object.keys(s.points || {}).length ? Object.entries(s.points).map(([n, p]) => `tables of ${n}: ${p.join(", ")}`).join("; ") : "n, n−2, n−3 … 0 by place (tables of 2: 1/0)"],
-    ["Tie-breaks", "points, Buchholz, total game score, first places, then a seeded coin"],
-    ["Bots", { fill: "house bots fill empty seats", none: "no bots", bots_only: "bots and agents only" }[s.bots] || s.bots],
-    ["Ranked", s.ranked ? "yes" : "no"], ["Starts", fmtDate(s.start_ms)],
+    [t("tn.f.game"), title(s.game)], [t("tn.f.format"), formatName(s.format) + (s.duplicate ? " " + t("tn.duplicate") : "")],
+    [t("tn.f.rounds"), s.format === "knockout" ? t("tn.until_final") : String(s.rounds || t("tn.meet_everyone"))],
+    [t("tn.f.table_size"), `${s.table_size}${s.min_table_size ? " " + t("tn.at_least", { n: s.min_table_size }) : ""}`],
+    [t("tn.time_control"), t("tn.tc", { move: (tc.move_ms || 0) / 1000, bank: (tc.bank_ms || 0) / 1000 })],
+    [t("tn.points"), Object.keys(s.points || {}).length ? Object.entries(s.points).map(([n, p]) => t("tn.tables_of", { n, points: p.join(", ") })).join("; ") : t("tn.default_points")],
+    [t("tn.tie_breaks"), t("tn.tie_breaks_text")],
+    [t("tn.f.bots"), { fill: t("tn.bots_fill"), none: t("tn.bots_none"), bots_only: t("tn.bots_only") }[s.bots] || s.bots],
+    [t("tn.f.ranked"), s.ranked ? t("replay.yes") : t("tn.no")], [t("tn.starts"), fmtDate(s.start_ms)],
   ];
-  if (s.advance) rows.push(["Advance per table", String(s.advance)]);
+  if (s.advance) rows.push([t("tn.advance"), String(s.advance)]);
   return rows.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]);
 }
 
 function standingsTable(st) {
-  if (!st.standings.length) return h("p", { class: "hint" }, "No standings yet.");
-  return h("table", { class: "grid" }, h("caption", {}, st.final ? "Final ranking" : `Standings after round ${st.round}`),
-    h("thead", {}, h("tr", {}, ["Place", "Entrant", "Points", "Buchholz", "Score", "Firsts", "Forfeits"].map((c) => h("th", { scope: "col" }, c)))),
+  if (!st.standings.length) return h("p", { class: "hint" }, t("tn.no_standings"));
+  return h("table", { class: "grid" }, h("caption", {}, st.final ? t("tn.final_ranking") : t("tn.after_round", { n: st.round })),
+    h("thead", {}, h("tr", {}, [t("tn.col.place"), t("tn.col.entrant"), t("tn.points"), "Buchholz", t("tn.col.score"), t("tn.col.firsts"), t("tn.col.forfeits")].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, st.standings.map((r, i) => h("tr", { class: me && r.entrant === me.player_id ? "mine" : "" },
       h("td", {}, ordinal(r.place ?? i + 1)), h("th", { scope: "row" }, r.kind === "bot" ? r.name : h("a", { href: `/players/${r.entrant}` }, r.name || r.entrant)),
       h("td", {}, String(r.points ?? "")), h("td", {}, String(r.buchholz ?? "")), h("td", {}, String(r.score ?? r.game_score ?? "")),
@@ -42,15 +47,15 @@ async function roundsView(summary, names) {
   for (let n = summary.round; n >= 1; n -= 1) {
     const r = await api(`/api/v1/tournaments/${tid}/rounds/${n}`).catch(() => null);
     if (!r) continue;
-    out.push(h("h3", {}, `Round ${n}`), h("ul", { class: "tables" }, r.tables.map((t) => {
-      const isMine = me && t.seats.includes(me.player_id);
-      if (isMine && !t.result && n === summary.round) mine = t;
+    out.push(h("h3", {}, t("tn.round_n", { n })), h("ul", { class: "tables" }, r.tables.map((tb) => {
+      const isMine = me && tb.seats.includes(me.player_id);
+      if (isMine && !tb.result && n === summary.round) mine = tb;
       return h("li", { class: `table-card${isMine ? " mine" : ""}`, "aria-current": isMine ? "true" : null },
-        h("h4", {}, `Table ${t.table + 1}${isMine ? " (your table)" : ""}`),
-        h("p", { class: "meta" }, t.seats.map((id) => names[id] || "bot").join(", "), t.deal_seed_group !== null && summary.settings.duplicate ? ` · deal group ${t.deal_seed_group + 1} (same cards as the group's other tables)` : ""),
-        h("p", { class: "actions" }, t.result ? h("a", { href: `/games/${t.game_id}/replay?at=0` }, "Replay") : h("a", { href: `/games/${t.game_id}` }, "Watch")));
+        h("h4", {}, t("tn.table_n", { n: tb.table + 1 }) + (isMine ? " " + t("tn.your_table") : "")),
+        h("p", { class: "meta" }, tb.seats.map((id) => names[id] || t("tn.bot")).join(", "), tb.deal_seed_group !== null && summary.settings.duplicate ? ` · ${t("tn.deal_group", { n: tb.deal_seed_group + 1 })}` : ""),
+        h("p", { class: "actions" }, tb.result ? h("a", { href: `/games/${tb.game_id}/replay?at=0` }, t("replay.title")) : h("a", { href: `/games/${tb.game_id}` }, t("live.watch"))));
     })));
-    if (r.byes && r.byes.length) out.push(h("p", { class: "hint" }, `Byes: ${r.byes.map((id) => names[id] || id).join(", ")}`));
+    if (r.byes && r.byes.length) out.push(h("p", { class: "hint" }, t("tn.byes", { names: r.byes.map((id) => names[id] || id).join(", ") })));
   }
   return { nodes: out, mine };
 }
@@ -58,31 +63,31 @@ async function roundsView(summary, names) {
 async function render() {
   const summary = await api(`/api/v1/tournaments/${tid}`);
   const s = summary.settings;
-  $("t-title").textContent = `${title(s.game)} tournament`;
+  $("t-title").textContent = t("tn.heading", { game: title(s.game) });
   const everyone = [...summary.registered, ...summary.entrants];
   const names = Object.fromEntries(everyone.map((e) => [e.id, e.name]));
   const registered = me && summary.registered.some((e) => e.id === me.player_id);
-  $("t-status").textContent = summary.status === "registering" ? `Registration open · starts in ${countdown(s.start_ms)}`
-    : summary.status === "running" ? `Round ${summary.round} in play` : summary.status === "finished" ? "Finished" : summary.status;
+  $("t-status").textContent = summary.status === "registering" ? t("tn.reg_open", { time: countdown(s.start_ms) })
+    : summary.status === "running" ? t("tn.round_in_play", { n: summary.round }) : summary.status === "finished" ? t("tn.finished") : statusName(summary.status);
   const actions = [];
   if (summary.status === "registering" && me) {
     actions.push(registered
-      ? h("button", { type: "button", class: "secondary", onclick: () => act("DELETE") }, "Withdraw")
-      : h("button", { type: "button", onclick: () => act("POST") }, "Register"));
-  } else if (summary.status === "registering") actions.push(h("a", { href: "/signin" }, "Sign in to register"));
+      ? h("button", { type: "button", class: "secondary", onclick: () => act("DELETE") }, t("tn.withdraw"))
+      : h("button", { type: "button", onclick: () => act("POST") }, t("tn.register")));
+  } else if (summary.status === "registering") actions.push(h("a", { href: "/signin" }, t("tn.signin_register")));
   $("t-actions").replaceChildren(...actions);
   $("t-rules").replaceChildren(...rules(s));
   const list = summary.entrants.length ? summary.entrants : summary.registered;
   $("t-entrants").replaceChildren(...list.map((e) => h("li", {}, e.kind === "bot" ? e.name : h("a", { href: `/players/${e.id}` }, e.name),
-    e.kind !== "human" ? h("span", { class: `badge ${e.kind}` }, e.kind) : null, me && e.id === me.player_id ? " (you)" : "")));
-  if (!list.length) $("t-entrants").replaceChildren(h("li", { class: "hint" }, "Nobody yet."));
+    e.kind !== "human" ? h("span", { class: `badge ${e.kind}` }, kindName(e.kind)) : null, me && e.id === me.player_id ? " " + t("table.you") : "")));
+  if (!list.length) $("t-entrants").replaceChildren(h("li", { class: "hint" }, t("tn.nobody")));
   const st = await api(`/api/v1/tournaments/${tid}/standings`);
   $("t-standings").replaceChildren(standingsTable(st));
   const rounds = await roundsView(summary, names);
-  $("t-rounds").replaceChildren(...(rounds.nodes.length ? rounds.nodes : [h("p", { class: "hint" }, "No round paired yet.")]));
+  $("t-rounds").replaceChildren(...(rounds.nodes.length ? rounds.nodes : [h("p", { class: "hint" }, t("tn.no_round"))]));
   const my = $("my-table");
   my.hidden = !rounds.mine;
-  if (rounds.mine) my.replaceChildren(h("a", { class: "button", href: `/games/${rounds.mine.game_id}` }, "Go to my table"));
+  if (rounds.mine) my.replaceChildren(h("a", { class: "button", href: `/games/${rounds.mine.game_id}` }, t("tn.go_to_table")));
 }
 
 async function act(method) {

@@ -2,15 +2,17 @@
 // running, finished; a form with every field of POST /api/v1/tournaments.
 import { api, currentPlayer, describe } from "./api.js";
 import { h, countdown, fmtDate, title } from "./watch-ui.js";
+import { t as tr } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 let me = null;
+const statusName = (s) => ({ registering: tr("tn.status.registering"), running: tr("tn.status.running"), finished: tr("tn.status.finished"), cancelled: tr("tn.status.cancelled") })[s] || s;
 
 async function register(t, button) {
   button.disabled = true;
   try {
     await api(`/api/v1/tournaments/${t.tournament_id}/registrations`, { method: "POST" });
-    button.textContent = "Registered";
+    button.textContent = tr("tn.registered");
   } catch (err) {
     button.disabled = false;
     button.after(h("span", { class: "error", role: "alert" }, ` ${describe(err)}`));
@@ -19,12 +21,12 @@ async function register(t, button) {
 
 function item(t) {
   const when = t.status === "registering"
-    ? h("span", { class: "countdown", "data-start": t.start_ms }, `starts in ${countdown(t.start_ms)}`)
+    ? h("span", { class: "countdown", "data-start": t.start_ms }, tr("tn.starts_in", { time: countdown(t.start_ms) }))
     : fmtDate(t.start_ms);
   const register_ = t.status === "registering" && me
-    ? h("button", { type: "button", class: "secondary", onclick: (e) => register(t, e.currentTarget) }, "Register") : null;
-  return h("li", { class: "table-card" }, h("h3", {}, h("a", { href: `/tournaments/${t.tournament_id}` }, `${title(t.game)} tournament`)),
-    h("p", { class: "meta" }, when, ` · ${t.status}`), register_ ? h("p", { class: "actions" }, register_) : null);
+    ? h("button", { type: "button", class: "secondary", onclick: (e) => register(t, e.currentTarget) }, tr("tn.register")) : null;
+  return h("li", { class: "table-card" }, h("h3", {}, h("a", { href: `/tournaments/${t.tournament_id}` }, tr("tn.heading", { game: title(t.game) }))),
+    h("p", { class: "meta" }, when, ` · ${statusName(t.status)}`), register_ ? h("p", { class: "actions" }, register_) : null);
 }
 
 async function render() {
@@ -76,7 +78,7 @@ $("create-form").addEventListener("submit", async (e) => {
     const t = await api("/api/v1/tournaments", { method: "POST", body: body(e.currentTarget) });
     location.assign(`/tournaments/${t.tournament_id}`);
   } catch (err) {
-    $("create-error").textContent = err instanceof SyntaxError ? "Table options must be JSON." : describe(err);
+    $("create-error").textContent = err instanceof SyntaxError ? tr("tn.options_json") : describe(err);
   }
 });
 
@@ -85,5 +87,5 @@ start.setSeconds(0, 0);
 $("f-start").value = new Date(start.getTime() - start.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
 render().catch((err) => { $("t-registering").replaceChildren(h("li", { class: "error" }, describe(err))); });
 setInterval(() => {
-  for (const el of document.querySelectorAll(".countdown")) el.textContent = `starts in ${countdown(Number(el.dataset.start))}`;
+  for (const el of document.querySelectorAll(".countdown")) el.textContent = tr("tn.starts_in", { time: countdown(Number(el.dataset.start)) });
 }, 1000);

@@ -1,7 +1,7 @@
 // Helpers of the watching pages (issue 15): live, replay, tournaments,
 // leaderboards, players. Boards are drawn by the table's own game modules
 // (games/<game>.js, issue 14); a game without one shows its view as text.
-import { gameTitle, t } from "./i18n.js";
+import { gameTitle, t, lang, ordinal as placeName } from "./i18n.js";
 
 export function h(tag, attrs = {}, ...kids) {
   const el = document.createElement(tag);
@@ -19,13 +19,10 @@ export function h(tag, attrs = {}, ...kids) {
   return el;
 }
 
-export function ordinal(n) {
-  const s = n % 100 >= 11 && n % 100 <= 13 ? "th" : ["th", "st", "nd", "rd"][n % 10] || "th";
-  return `${n}${s}`;
-}
+export const ordinal = placeName;
 
 export function cardEl({ name, suit = "", rank = "", mark = "", small = false }) {
-  if (!suit && !rank) return h("span", { class: "card down", role: "img", "aria-label": name || "a face-down card" });
+  if (!suit && !rank) return h("span", { class: "card down", role: "img", "aria-label": name || t("common.face_down") });
   return h("span", { class: `card suit-${suit}${small ? " small" : ""}`, role: "img", "aria-label": name, title: name },
     h("span", { class: "rank", "aria-hidden": "true" }, rank), h("span", { class: "mark", "aria-hidden": "true" }, mark));
 }
@@ -44,9 +41,9 @@ export function contextFor(info, mod) {
     const special = mod && mod.seatName ? mod.seatName(seat, info) : null;
     if (special) return special;
     const s = info && info.seats && info.seats[seat];
-    const base = (s && s.name) || `Seat ${seat + 1}`;
+    const base = (s && s.name) || t("common.seat", { n: seat + 1 });
     const twins = info && info.seats ? info.seats.filter((x) => x.name === base).length : 1;
-    return twins > 1 ? `${base} (seat ${seat + 1})` : base;
+    return twins > 1 ? t("common.seat_twin", { name: base, n: seat + 1 }) : base;
   };
   return { h, cardEl, name, ordinal, now: () => Date.now() };
 }
@@ -61,11 +58,11 @@ export function drawBoard(mod, view, info, ctx) {
 }
 
 export function cardName(mod, c) {
-  return mod && mod.cardName ? mod.cardName(c) : `card ${c}`;
+  return mod && mod.cardName ? mod.cardName(c) : t("watch.card_n", { n: c });
 }
 
 export function fmtDate(ms) {
-  return ms ? new Date(ms).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" }) : "";
+  return ms ? new Date(ms).toLocaleString(lang === "en" ? "en-GB" : lang, { dateStyle: "medium", timeStyle: "short" }) : "";
 }
 
 export function countdown(ms) {
@@ -73,7 +70,7 @@ export function countdown(ms) {
   const d = Math.floor(s / 86400); s -= d * 86400;
   const hh = Math.floor(s / 3600); s -= hh * 3600;
   const mm = Math.floor(s / 60); s -= mm * 60;
-  return d ? `${d} d ${hh} h` : hh ? `${hh} h ${mm} min` : `${mm} min ${s} s`;
+  return d ? t("watch.d_h", { d, h: hh }) : hh ? t("watch.h_min", { h: hh, m: mm }) : t("watch.min_s", { m: mm, s });
 }
 
 // Game names from the glossary: the rulebook's own in its language (i18n.js).

@@ -1,74 +1,85 @@
 // Cahoots (engines/cahoots/view.py): cards 0..47, suit = card >> 3, value =
 // 4,5,5,6,6,7,7,8 by card & 7; identity cards I1..I4 (CH-1).
 import { grid } from "../table-ui.js";
+import { t, tp, gameTitle } from "../i18n.js";
 
-export const TITLE = "Cahoots";
+export const TITLE = gameTitle("cahoots");
 const SUITS = ["hearts", "spades", "clubs", "diamonds", "cups", "stars"];
 const MARK = ["♥", "♠", "♣", "♦", "∪", "★"];
 const VALUES = [4, 5, 5, 6, 6, 7, 7, 8];
 
-export const cardName = (c) => `${VALUES[c & 7]} of ${SUITS[c >> 3]}`;
+// Suit names: our glossary's (Cahoots' rulebook is in English only).
+const suitName = (s) => [t("ch.suit.hearts"), t("ch.suit.spades"), t("ch.suit.clubs"), t("ch.suit.diamonds"), t("ch.suit.cups"), t("ch.suit.stars")][s];
+export const cardName = (c) => t("ch.card", { n: VALUES[c & 7], suit: suitName(c >> 3) });
 
 function card(ctx, c, small) {
   return ctx.cardEl({ name: cardName(c), suit: SUITS[c >> 3], rank: String(VALUES[c & 7]), mark: MARK[c >> 3], small });
 }
 
-const suitList = (suits) => suits.map((s) => SUITS[s]).join(", ");
+const suitList = (suits) => suits.map(suitName).join(", ");
+
+/** A card of a hand as the replay viewer draws it. */
+export const handCard = (ctx, c) => card(ctx, c, false);
 
 export function seatLine(v, seat) {
-  const bits = [`${v.scores[seat]} points`, `${v.hand_sizes[seat]} cards`,
-    `identity I${v.identities[seat] + 1} (${suitList(v.identity_suits[seat])})`];
-  if (seat === v.start) bits.push("starts the trick");
+  const bits = [tp("unit.points", v.scores[seat]), tp("unit.cards", v.hand_sizes[seat]),
+    t("ch.identity", { n: v.identities[seat] + 1, suits: suitList(v.identity_suits[seat]) })];
+  if (seat === v.start) bits.push(t("ch.starts_trick"));
   return bits.join(" · ");
 }
 
 export function board(v, info, ctx) {
   const { h } = ctx;
   const chosen = new Map(v.choices.map(([seat, c, keep]) => [c, [seat, keep]]));
-  const out = [h("p", { class: "round" }, `Trick ${Math.min(v.trick, 11)} of 11 · ${phaseText(v.phase)}${v.reserve_size ? ` · reserve: ${v.reserve_size} cards` : ""}`)];
-  out.push(h("div", { class: "trick", role: "group", "aria-label": "Cards in play" },
+  const out = [h("p", { class: "round" }, t("ch.trick_line", { trick: Math.min(v.trick, 11), phase: phaseText(v.phase) })
+    + (v.reserve_size ? ` · ${t("ch.reserve", { cards: tp("unit.cards", v.reserve_size) })}` : ""))];
+  out.push(h("div", { class: "trick", role: "group", "aria-label": t("ch.in_play") },
     v.table.length ? v.table.map(([seat, c]) => {
       const choice = chosen.get(c);
       return h("figure", { class: choice ? (choice[1] ? "kept" : "killed") : "" }, card(ctx, c),
-        h("figcaption", {}, ctx.name(seat), choice ? ` · ${choice[1] ? "kept" : "killed"} by ${ctx.name(choice[0])}` : ""));
-    }) : h("p", { class: "hint" }, "No card in play yet.")));
-  if (v.pool.length) out.push(h("p", {}, "Killed cards to pick: ", v.pool.map((c) => card(ctx, c, true))));
-  const known = v.known_hands.map((cards, s) => (cards.length ? h("p", {}, `${ctx.name(s)} kept, in hand: `, cards.map((c) => card(ctx, c, true))) : null));
+        h("figcaption", {}, ctx.name(seat), choice ? ` · ${t(choice[1] ? "ch.kept_by" : "ch.killed_by", { name: ctx.name(choice[0]) })}` : ""));
+    }) : h("p", { class: "hint" }, t("ch.no_card"))));
+  if (v.pool.length) out.push(h("p", {}, t("ch.pool") + " ", v.pool.map((c) => card(ctx, c, true))));
+  const known = v.known_hands.map((cards, s) => (cards.length ? h("p", {}, t("ch.known", { name: ctx.name(s) }) + " ", cards.map((c) => card(ctx, c, true))) : null));
   out.push(...known);
   if (v.last_trick) {
     const t = v.last_trick;
-    out.push(h("div", { class: "reveal" }, h("h3", {}, `Trick ${t.trick} scored`),
-      h("p", {}, `Winning suits: ${suitList(t.winning_suits) || "none"}`),
-      grid(null, ["Player", "Identity suits", "Points"], t.points.map((p, s) => [ctx.name(s), suitList(v.identity_suits[s]), String(p)]))));
+    out.push(h("div", { class: "reveal" }, h("h3", {}, tr("ch.scored_h", { trick: t.trick })),
+      h("p", {}, tr("ch.winning", { suits: suitList(t.winning_suits) || tr("common.none") })),
+      grid(null, [tr("common.player"), tr("ch.identity_suits"), tr("ch.points")], t.points.map((p, s) => [ctx.name(s), suitList(v.identity_suits[s]), String(p)]))));
   }
   return out;
 }
 
+// In board(), `t` is the last trick: the glossary's t is reachable as tr.
+const tr = t;
+
 function phaseText(phase) {
-  return { dealing: "dealing", play: "playing two laps", choose: "keep or kill", scoring: "scoring", pick: "picking killed cards", ended: "the end", over: "the game is over" }[phase] || phase;
+  return { dealing: t("ch.phase.dealing"), play: t("ch.phase.play"), choose: t("ch.phase.choose"), scoring: t("ch.phase.scoring"),
+    pick: t("ch.phase.pick"), ended: t("ch.phase.ended"), over: t("ch.phase.over") }[phase] || phase;
 }
 
 export function moves(v, info, ctx) {
   const items = v.hand.map((c) => ({ key: `c${c}`, label: cardName(c), face: card(ctx, c, true), cls: "card-move", match: (a) => a.type === "play" && a.card === c }));
   items.push({
-    key: "choose", label: "Keep or kill",
+    key: "choose", label: t("ch.keep_or_kill"),
     dialog: {
-      title: "Keep or kill",
-      intro: "Keep a card in play (it goes back to its owner's hand) or kill it; your second choice is the opposite of your first (CH-4).",
+      title: t("ch.keep_or_kill"),
+      intro: t("ch.keep_intro"),
       filter: (a) => a.type === "keep" || a.type === "kill",
       fields: [
-        { label: "Card", get: (a) => a.card, text: (x) => cardName(Number(x)) },
-        { label: "Keep or kill", get: (a) => a.type, text: (x) => (x === "keep" ? "Keep" : "Kill") },
+        { label: t("common.card"), get: (a) => a.card, text: (x) => cardName(Number(x)) },
+        { label: t("ch.keep_or_kill"), get: (a) => a.type, text: (x) => (x === "keep" ? t("ch.keep") : t("ch.kill")) },
       ],
     },
   });
   items.push({
-    key: "pick", label: "Pick a killed card",
+    key: "pick", label: t("ch.pick"),
     dialog: {
-      title: "Pick a killed card",
-      intro: "Take one of the killed cards: its face value counts as points (CH-8).",
+      title: t("ch.pick"),
+      intro: t("ch.pick_intro"),
       filter: (a) => a.type === "pick",
-      fields: [{ label: "Card", get: (a) => a.card, text: (x) => cardName(Number(x)) }],
+      fields: [{ label: t("common.card"), get: (a) => a.card, text: (x) => cardName(Number(x)) }],
     },
   });
   return items;
@@ -77,15 +88,16 @@ export function moves(v, info, ctx) {
 export function describe(e, ctx, info) {
   const n = ctx.name;
   switch (e.type) {
-    case "ch.started": return `The game starts; ${n(e.dealer)} deals and starts.`;
-    case "ch.dealt": return "The cards are dealt: twelve each.";
-    case "ch.played": return `${n(e.seat)} played the ${cardName(e.card)}.`;
-    case "ch.chose": return `${n(e.seat)} ${e.keep ? "kept" : "killed"} the ${cardName(e.card)}.`;
+    case "ch.started": return t("ch.ev.started", { name: n(e.dealer) });
+    case "ch.dealt": return t("ch.ev.dealt");
+    case "ch.played": return t("ch.ev.played", { name: n(e.seat), card: cardName(e.card) });
+    case "ch.chose": return t(e.keep ? "ch.ev.kept" : "ch.ev.killed", { name: n(e.seat), card: cardName(e.card) });
     case "ch.trick_scored":
-      return [`Trick ${e.trick} is scored: winning suits ${suitList(e.winning_suits) || "none"}${e.reserve_card >= 0 ? `; the reserve adds the ${cardName(e.reserve_card)}` : ""}.`,
-        ...e.points.map((p, s) => `${n(s)}: ${p} ${info && info.options && info.options.face_value_scoring ? "killed cards to pick" : "points"}`)];
-    case "ch.picked": return `${n(e.seat)} picked the ${cardName(e.card)}.`;
-    case "ch.game_ended": return `The game is over: ${e.scores.map((s, i) => `${n(i)} ${s}`).join(", ")}.`;
+      return [t("ch.ev.scored", { trick: e.trick, suits: suitList(e.winning_suits) || t("common.none") })
+        + (e.reserve_card >= 0 ? t("ch.ev.reserve", { card: cardName(e.reserve_card) }) : "") + ".",
+        ...e.points.map((p, s) => `${n(s)}: ${info && info.options && info.options.face_value_scoring ? tp("ch.to_pick", p) : tp("unit.points", p)}`)];
+    case "ch.picked": return t("ch.ev.picked", { name: n(e.seat), card: cardName(e.card) });
+    case "ch.game_ended": return t("common.game_over_scores", { scores: e.scores.map((s, i) => t("common.name_score", { name: n(i), score: s })).join(", ") });
     default: return null;
   }
 }

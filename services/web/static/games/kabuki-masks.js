@@ -1,61 +1,66 @@
 // Kabuki, the mask memory game (engines/kabuki_masks/view.py): 50 cards, id
 // 0..49, the mask is id // 5 (10 masks, 5 copies); 4 actor piles. Only each
 // pile's top is shown (KM-7): the page shows nothing the view does not.
+// Names follow the Spanish rulebook in Spanish (Máscara, fichas de PV, ¡Alto!).
+import { t, tp, gameTitle } from "../i18n.js";
 
-export const TITLE = "Kabuki (mask memory)";
+export const TITLE = gameTitle("kabuki-masks");
 const LETTERS = "ABCDEFGHIJ";
 const SYMBOLS = "☀☾★♠♥♦♣✿☂⚑";
 
 export const maskOf = (c) => Math.floor(c / 5);
 export function cardName(c) {
-  return c === null || c === undefined ? "a covered card" : `mask ${LETTERS[maskOf(c)]}`;
+  return c === null || c === undefined ? t("km.covered") : t("km.mask", { letter: LETTERS[maskOf(c)] });
 }
 
 function card(ctx, c, small) {
-  if (c === null || c === undefined) return ctx.cardEl({ name: "a covered card" });
+  if (c === null || c === undefined) return ctx.cardEl({ name: t("km.covered") });
   const m = maskOf(c);
   return ctx.cardEl({ name: cardName(c), suit: `m${m}`, rank: LETTERS[m], mark: SYMBOLS[m], small });
 }
 
+/** A card of a hand as the replay viewer draws it. */
+export const handCard = (ctx, c) => card(ctx, c, false);
+
 export function seatLine(v, seat) {
-  const bits = [`${v.tokens[seat]} tokens`];
+  const bits = [tp("km.tokens", v.tokens[seat])];
   const banked = v.banked[seat];
-  if (banked) bits.push(`${banked} banked`);
-  if (v.placer === seat) bits.push("places now");
+  if (banked) bits.push(t("km.banked", { n: banked }));
+  if (v.placer === seat) bits.push(t("km.places_now"));
   return bits.join(" · ");
 }
 
-export function scoreText(s) { return `${s} tokens`; }
+export function scoreText(s) { return tp("km.tokens", s); }
 
 export function board(v, info, ctx) {
   const { h } = ctx;
-  const out = [h("p", { class: "round" }, `Round ${v.round} of ${v.rounds} · ${v.deck_count} cards in the deck · stop window ${(v.stop_window_ms / 1000).toFixed(1)} s`)];
+  const out = [h("p", { class: "round" }, t("km.round_line", { round: v.round, rounds: v.rounds, cards: tp("unit.cards", v.deck_count), window: (v.stop_window_ms / 1000).toFixed(1) }))];
   if (v.revealed !== null && v.revealed !== undefined && v.placer !== null) {
-    out.push(h("div", { class: "revealed" }, h("p", {}, `${ctx.name(v.placer)} places:`), card(ctx, v.revealed)));
+    out.push(h("div", { class: "revealed" }, h("p", {}, t("km.places", { name: ctx.name(v.placer) })), card(ctx, v.revealed)));
   }
-  out.push(h("ol", { class: "piles", "aria-label": "Actor piles" }, v.tops.map((top, i) => h("li", { class: "pile" },
-    h("span", { class: "pile-name" }, `Pile ${i + 1}`),
-    top === null && v.pile_sizes[i] === 0 ? h("span", { class: "card actor", role: "img", "aria-label": `actor ${i + 1}` }, h("span", { class: "rank", "aria-hidden": "true" }, `A${i + 1}`)) : card(ctx, top),
-    h("span", { class: "pile-size" }, `${v.pile_sizes[i]} cards`)))));
+  out.push(h("ol", { class: "piles", "aria-label": t("km.piles") }, v.tops.map((top, i) => h("li", { class: "pile" },
+    h("span", { class: "pile-name" }, t("km.pile", { n: i + 1 })),
+    top === null && v.pile_sizes[i] === 0 ? h("span", { class: "card actor", role: "img", "aria-label": t("km.actor", { n: i + 1 }) }, h("span", { class: "rank", "aria-hidden": "true" }, `A${i + 1}`)) : card(ctx, top),
+    h("span", { class: "pile-size" }, tp("unit.cards", v.pile_sizes[i]))))));
   const l = v.latest;
   if (l) {
-    out.push(h("p", { class: "latest" }, `Latest: #${l.placement}, ${cardName(l.card)} by ${ctx.name(l.seat)} on pile ${l.pile + 1}`,
-      l.called ? " (Stop! was called)" : "", h("span", { class: "stop-window", "aria-live": "off" })));
+    out.push(h("p", { class: "latest" }, t("km.latest", { n: l.placement, card: cardName(l.card), name: ctx.name(l.seat), pile: l.pile + 1 }),
+      l.called ? " " + t("km.was_called") : "", h("span", { class: "stop-window", "aria-live": "off" })));
   }
   if (v.over && v.piles) {
-    out.push(h("div", { class: "reveal" }, h("h3", {}, "The piles, revealed"),
-      v.piles.map((p, i) => h("p", {}, `Pile ${i + 1}: `, p.map((c) => card(ctx, c, true))))));
+    out.push(h("div", { class: "reveal" }, h("h3", {}, t("km.revealed_h")),
+      v.piles.map((p, i) => h("p", {}, t("km.pile", { n: i + 1 }) + ": ", p.map((c) => card(ctx, c, true))))));
   }
   return out;
 }
 
 export function moves(v, info, ctx) {
   const { h } = ctx;
-  const items = [0, 1, 2, 3].map((i) => ({ key: `place${i}`, label: `Place on pile ${i + 1}`, match: (a) => a.type === "place" && a.pile === i }));
+  const items = [0, 1, 2, 3].map((i) => ({ key: `place${i}`, label: t("km.place_on", { n: i + 1 }), match: (a) => a.type === "place" && a.pile === i }));
   const number = v.can_stop ?? (v.latest ? v.latest.placement : null);
   items.push({
-    key: "stop", label: "Stop!", cls: "stop",
-    face: [h("span", { class: "stop-word" }, "Stop!"), h("span", { class: "stop-number" }, number === null ? "" : `#${number}`), h("span", { class: "stop-window" })],
+    key: "stop", label: t("km.stop"), cls: "stop",
+    face: [h("span", { class: "stop-word" }, t("km.stop")), h("span", { class: "stop-number" }, number === null ? "" : `#${number}`), h("span", { class: "stop-window" })],
     match: (a) => a.type === "stop",
   });
   return items;
@@ -70,7 +75,7 @@ export function tick(root, info, ctx) {
   if (l && !l.called) {
     const end = l.placed_at_ms + v.stop_window_ms;
     const left = end - ctx.now();
-    text = left > 0 ? `window ${(left / 1000).toFixed(1)} s` : v.deck_count === 0 ? "window closed" : "until the next card";
+    text = left > 0 ? t("km.window", { s: (left / 1000).toFixed(1) }) : v.deck_count === 0 ? t("km.window_closed") : t("km.until_next");
   }
   for (const el of root.querySelectorAll(".stop-window")) if (el.textContent !== text) el.textContent = text;
 }
@@ -78,19 +83,19 @@ export function tick(root, info, ctx) {
 export function describe(e, ctx) {
   const n = ctx.name;
   switch (e.type) {
-    case "km.started": return `The game starts: ${e.players} players, a stop window of ${(e.stop_window_ms / 1000).toFixed(1)} s.`;
-    case "km.round_started": return `Round ${e.round} starts: everyone holds ${e.tokens} tokens; ${n(e.first_seat)} places first.`;
-    case "km.revealed": return `${n(e.seat)} revealed ${cardName(e.card)}.`;
-    case "km.placed": return `${n(e.seat)} placed ${cardName(e.card)} on pile ${e.pile + 1} (#${e.placement}).`;
+    case "km.started": return t("km.ev.started", { players: e.players, window: (e.stop_window_ms / 1000).toFixed(1) });
+    case "km.round_started": return t("km.ev.round_started", { round: e.round, tokens: tp("km.tokens", e.tokens), name: n(e.first_seat) });
+    case "km.revealed": return t("km.ev.revealed", { name: n(e.seat), card: cardName(e.card) });
+    case "km.placed": return t("km.ev.placed", { name: n(e.seat), card: cardName(e.card), pile: e.pile + 1, n: e.placement });
     case "km.stopped": {
-      const head = `${n(e.caller)} called Stop! on #${e.placement} (pile ${e.pile + 1}${e.cards.length ? ": " + e.cards.map(cardName).join(", ") : ""})`;
-      if (e.matches) return `${head}: ${e.matches} match${e.matches > 1 ? "es" : ""}, ${e.moved} token${e.moved === 1 ? "" : "s"} from ${n(e.placer)} to ${n(e.caller)}.`;
-      return `${head}: no match, ${n(e.caller)} returned ${e.returned} token to the box.`;
+      const head = t("km.ev.stopped", { name: n(e.caller), n: e.placement, pile: e.pile + 1, cards: e.cards.length ? ": " + e.cards.map(cardName).join(", ") : "" });
+      if (e.matches) return `${head}: ${tp("km.matches", e.matches)}, ${t("km.ev.moved", { tokens: tp("km.tokens", e.moved), from: n(e.placer), to: n(e.caller) })}`;
+      return `${head}: ${t("km.ev.no_match", { name: n(e.caller), tokens: tp("km.tokens", e.returned) })}`;
     }
     case "km.round_ended":
-      return [`Round ${e.round} ends (${e.reason === "last_token" ? `${n(e.ended_by)} lost their last token` : `${n(e.ended_by)} placed the last card`}). Tokens banked:`,
-        ...e.tokens.map((t, s) => `${n(s)}: ${t}`)];
-    case "km.game_ended": return `The game is over: ${e.scores.map((s, i) => `${n(i)} ${s}`).join(", ")}.`;
+      return [t("km.ev.round_ended", { round: e.round, why: e.reason === "last_token" ? t("km.ev.last_token", { name: n(e.ended_by) }) : t("km.ev.last_card", { name: n(e.ended_by) }) }),
+        ...e.tokens.map((k, s) => `${n(s)}: ${k}`)];
+    case "km.game_ended": return t("common.game_over_scores", { scores: e.scores.map((s, i) => t("common.name_score", { name: n(i), score: s })).join(", ") });
     default: return null;
   }
 }

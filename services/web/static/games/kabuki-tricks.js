@@ -1,60 +1,69 @@
 // Kabuki Tricks (engines/kabuki_tricks/view.py): cards 10*suit + number-1,
 // suits green, purple, orange, blue; seat s's Joker is 40+s.
 import { grid } from "../table-ui.js";
+import { t, tp, gameTitle } from "../i18n.js";
 
-export const TITLE = "Kabuki Tricks";
+export const TITLE = gameTitle("kabuki-tricks");
 const SUITS = ["green", "purple", "orange", "blue"];
 const MARK = { green: "G▲", purple: "P◆", orange: "O●", blue: "B■" };
 
 export function cardName(c) {
-  if (c === null || c === undefined) return "a card";
-  if (c >= 40) return "Joker";
-  return `${(c % 10) + 1} of ${SUITS[Math.floor(c / 10)]}`;
+  if (c === null || c === undefined) return t("kt.a_card");
+  if (c >= 40) return t("kt.joker");
+  return t("kt.card", { n: (c % 10) + 1, suit: suitName(SUITS[Math.floor(c / 10)]) });
 }
 
+// Suit names as the rulebook of the language says them (Italian: Viola, ...).
+const suitName = (s) => ({ green: t("kt.suit.green"), purple: t("kt.suit.purple"), orange: t("kt.suit.orange"), blue: t("kt.suit.blue") })[s] ?? s;
+
 function card(ctx, c, small) {
-  if (c === null || c === undefined) return ctx.cardEl({ name: "a face-down card" });
-  if (c >= 40) return ctx.cardEl({ name: "Joker", suit: "joker", rank: "J", mark: "★", small });
+  if (c === null || c === undefined) return ctx.cardEl({ name: t("common.face_down") });
+  if (c >= 40) return ctx.cardEl({ name: t("kt.joker"), suit: "joker", rank: "J", mark: "★", small });
   const suit = SUITS[Math.floor(c / 10)];
   return ctx.cardEl({ name: cardName(c), suit, rank: String((c % 10) + 1), mark: MARK[suit], small });
 }
 
+/** A card of a hand as the replay viewer draws it. */
+export const handCard = (ctx, c) => card(ctx, c, false);
+
 // With 2 players, seat 2 is the dummy hand (KT-13).
 export function seatName(seat, info) {
-  return info && info.players === 2 && seat === 2 ? "the dummy" : null;
+  return info && info.players === 2 && seat === 2 ? t("kt.dummy") : null;
 }
 
-const order = (o) => o.map((s) => s[0].toUpperCase() + s.slice(1)).join(" > ");
+const upper = (s) => s[0].toUpperCase() + s.slice(1);
+const order = (o) => o.map((s) => upper(suitName(s))).join(" > ");
+const highLow = (high) => (high ? t("kt.high") : t("kt.low"));
 
 export function seatLine(v, seat) {
   const s = v.seats[seat];
   if (!s) return "";
-  const bits = [`${s.score} points`, `${s.tricks} tricks`, `${s.hand_size} cards`];
-  if (s.actor) bits.push(`Player card on ${s.actor}${s.prediction ? ` (${s.prediction})` : ""}`);
-  if (seat === v.dealer) bits.push("dealer");
+  const bits = [tp("unit.points", s.score), tp("unit.tricks", s.tricks), tp("unit.cards", s.hand_size)];
+  if (s.actor) bits.push(t("kt.player_card_on", { actor: suitName(s.actor) }) + (s.prediction ? ` (${s.prediction})` : ""));
+  if (seat === v.dealer) bits.push(t("kt.dealer"));
   return bits.join(" · ");
 }
 
 export function board(v, info, ctx) {
   const { h } = ctx;
-  const out = [h("p", { class: "round" }, `Round ${v.round} of ${v.rounds} · ${ctx.name(v.dealer)} deals · trick ${v.trick_no} of 7`)];
+  const out = [h("p", { class: "round" }, t("kt.round_line", { round: v.round, rounds: v.rounds, dealer: ctx.name(v.dealer), trick: v.trick_no }))];
   // The Director's configuration: High/Low and the actors, strongest first,
   // with the Player cards placed beside them (KT-11: where is public, the value is not).
   const actors = v.order.map((suit, i) => {
     const placed = v.seats.filter((s) => s.actor === suit)
-      .map((s) => `${ctx.name(s.seat)}${s.prediction ? ` predicts ${s.prediction}` : ""}`);
+      .map((s) => (s.prediction ? t("kt.predicts", { name: ctx.name(s.seat), n: s.prediction }) : ctx.name(s.seat)));
     return h("li", { class: `actor suit-${suit}` }, h("span", { class: "mark", "aria-hidden": "true" }, MARK[suit]),
-      ` ${i + 1}. ${suit}`, placed.length ? h("span", { class: "placed" }, ` · Player card: ${placed.join(", ")}`) : null);
+      ` ${i + 1}. ${suitName(suit)}`, placed.length ? h("span", { class: "placed" }, ` · ${t("kt.player_card", { names: placed.join(", ") })}`) : null);
   });
-  out.push(h("div", { class: "director" }, h("p", {}, h("strong", {}, v.high ? "High" : "Low"), v.high ? " (higher numbers win)" : " (lower numbers win)"),
-    h("ol", { class: "actors", "aria-label": "Actors, strongest first" }, actors)));
-  out.push(h("div", { class: "trick", "aria-label": "Current trick", role: "group" },
+  out.push(h("div", { class: "director" }, h("p", {}, h("strong", {}, highLow(v.high)), " ", v.high ? t("kt.higher_win") : t("kt.lower_win")),
+    h("ol", { class: "actors", "aria-label": t("kt.actors_label") }, actors)));
+  out.push(h("div", { class: "trick", "aria-label": t("common.current_trick"), role: "group" },
     v.trick.length ? v.trick.map(([seat, c]) => h("figure", {}, card(ctx, c), h("figcaption", {}, ctx.name(seat))))
-      : h("p", { class: "hint" }, "No card in the trick yet.")));
-  if (v.players === 2) out.push(h("p", {}, `The dummy: ${v.dummy_left} cards left, ${v.dummy_tricks} tricks.`));
+      : h("p", { class: "hint" }, t("common.no_card_trick"))));
+  if (v.players === 2) out.push(h("p", {}, t("kt.dummy_line", { cards: tp("unit.cards", v.dummy_left), tricks: tp("unit.tricks", v.dummy_tricks) })));
   if (v.last_round) out.push(reveal(v.last_round, v, ctx));
   if (v.history.length) {
-    out.push(grid("Points per round", ["Player", ...v.history.map((_, i) => `Round ${i + 1}`), "Total"],
+    out.push(grid(t("kt.points_per_round"), [t("common.player"), ...v.history.map((_, i) => t("common.round_n", { n: i + 1 })), t("common.total")],
       v.seats.map((s) => [ctx.name(s.seat), ...v.history.map((r) => String(r[s.seat])), String(s.score)])));
   }
   return out;
@@ -62,11 +71,11 @@ export function board(v, info, ctx) {
 
 function reveal(r, v, ctx) {
   const { h } = ctx;
-  return h("div", { class: "reveal" }, h("h3", {}, `Round ${r.round}: the reveal`),
-    grid(null, ["Player", "Player card", "Tricks", "Prediction", "Suit", "Joker", "Other", "Total"],
-      r.lines.map((l, s) => [ctx.name(s), r.actors[s] ? `${r.predictions[s] ?? "?"} on ${r.actors[s]}` : "none",
+  return h("div", { class: "reveal" }, h("h3", {}, t("kt.reveal_h", { round: r.round })),
+    grid(null, [t("common.player"), t("kt.col.player_card"), t("kt.col.tricks"), t("kt.col.prediction"), t("kt.col.suit"), t("kt.joker"), t("kt.col.other"), t("common.total")],
+      r.lines.map((l, s) => [ctx.name(s), r.actors[s] ? t("kt.on_actor", { n: r.predictions[s] ?? "?", actor: suitName(r.actors[s]) }) : t("common.none"),
         String(l.tricks), String(l.prediction), String(l.suit), String(l.joker), String((l.failed || 0) + (l.toxic || 0)), String(l.total)])),
-    h("p", {}, "Final cards: ", r.finals.map((c, s) => h("span", { class: "final" }, `${ctx.name(s)} `, card(ctx, c, true), " "))));
+    h("p", {}, t("kt.final_cards") + " ", r.finals.map((c, s) => h("span", { class: "final" }, `${ctx.name(s)} `, card(ctx, c, true), " "))));
 }
 
 const ADJUST = (a) => (a.adjust == null ? "none" : a.adjust.flip ? "flip" : `swap${a.adjust.swap}`);
@@ -76,18 +85,18 @@ export function moves(v, info, ctx) {
   for (const c of v.hand) {
     if (c >= 40) {
       items.push({
-        key: "joker", label: "Joker", face: card(ctx, c, true), cls: "card-move",
+        key: "joker", label: t("kt.joker"), face: card(ctx, c, true), cls: "card-move",
         dialog: {
-          title: "Play your Joker",
-          intro: "Place a Player card beside an actor with your prediction (1-3 tricks), and adjust the Director's choice if you like.",
+          title: t("kt.joker_title"),
+          intro: t("kt.joker_intro"),
           filter: (a) => a.type === "joker",
           fields: [
-            { label: "Actor", get: (a) => a.actor ?? "none", text: (x) => (x === "none" ? "No free actor" : x) },
-            { label: "Prediction", get: (a) => a.prediction ?? "none", text: (x) => (x === "none" ? "None" : `${x} tricks`) },
+            { label: t("kt.f.actor"), get: (a) => a.actor ?? "none", text: (x) => (x === "none" ? t("kt.no_free_actor") : upper(suitName(x))) },
+            { label: t("kt.col.prediction"), get: (a) => a.prediction ?? "none", text: (x) => (x === "none" ? t("kt.no_prediction") : tp("unit.tricks", Number(x))) },
             {
-              label: "Adjust", get: ADJUST,
-              text: (x, view) => x === "none" ? "Leave as is" : x === "flip" ? `Flip to ${view.high ? "Low" : "High"}`
-                : `Swap actors ${Number(x.slice(4)) + 1} and ${Number(x.slice(4)) + 2} (${view.order[Number(x.slice(4))]}, ${view.order[Number(x.slice(4)) + 1]})`,
+              label: t("kt.f.adjust"), get: ADJUST,
+              text: (x, view) => x === "none" ? t("kt.leave") : x === "flip" ? t("kt.flip_to", { to: highLow(!view.high) })
+                : t("kt.swap", { a: Number(x.slice(4)) + 1, b: Number(x.slice(4)) + 2, first: suitName(view.order[Number(x.slice(4))]), second: suitName(view.order[Number(x.slice(4)) + 1]) }),
             },
           ],
         },
@@ -96,16 +105,16 @@ export function moves(v, info, ctx) {
       items.push({ key: `c${c}`, label: cardName(c), face: card(ctx, c, true), cls: "card-move", match: (a) => a.type === "play" && a.card === c });
     }
   }
-  items.push({ key: "deal", label: "Deal", match: (a) => a.type === "deal" });
+  items.push({ key: "deal", label: t("kt.deal"), match: (a) => a.type === "deal" });
   items.push({
-    key: "direct", label: "Director",
+    key: "direct", label: t("kt.director"),
     dialog: {
-      title: "Director",
-      intro: "Choose High or Low and the actors' order (strongest first), or leave them as they are.",
+      title: t("kt.director"),
+      intro: t("kt.director_intro"),
       filter: (a) => a.type === "direct",
       fields: [
-        { label: "High or Low", get: (a) => (a.high ? "high" : "low"), text: (x, view) => (x === "high" ? "High" : "Low") + ((x === "high") === view.high ? " (as is)" : "") },
-        { label: "Actor order, strongest first", get: (a) => a.order.join(","), text: (x, view) => order(x.split(",")) + (x === view.order.join(",") ? " (as is)" : "") },
+        { label: t("kt.f.high_low"), get: (a) => (a.high ? "high" : "low"), text: (x, view) => highLow(x === "high") + ((x === "high") === view.high ? " " + t("kt.as_is") : "") },
+        { label: t("kt.f.order"), get: (a) => a.order.join(","), text: (x, view) => order(x.split(",")) + (x === view.order.join(",") ? " " + t("kt.as_is") : "") },
       ],
     },
   });
@@ -115,25 +124,27 @@ export function moves(v, info, ctx) {
 export function describe(e, ctx, info) {
   const n = ctx.name;
   switch (e.type) {
-    case "kt.started": return `The game starts. ${n(e.first_dealer)} deals first; ${e.high ? "High" : "Low"}, ${order(e.order)}.`;
-    case "kt.dealt": return `${n(e.dealer)} dealt round ${e.round}.`;
-    case "kt.directed": return `${n(e.seat)} directed: ${e.high ? "High" : "Low"}, ${order(e.order)}.`;
-    case "kt.played": return `${cap(n(e.seat))} played ${e.card === null ? "a card" : "the " + cardName(e.card)}.`;
+    case "kt.started": return t("kt.ev.started", { dealer: n(e.first_dealer), high: highLow(e.high), order: order(e.order) });
+    case "kt.dealt": return t("kt.ev.dealt", { dealer: n(e.dealer), round: e.round });
+    case "kt.directed": return t("kt.ev.directed", { name: n(e.seat), high: highLow(e.high), order: order(e.order) });
+    case "kt.played": return e.card === null ? t("kt.ev.played_hidden", { name: cap(n(e.seat)) }) : t("kt.ev.played", { name: cap(n(e.seat)), card: cardName(e.card) });
     case "kt.joker_played": {
-      let text = `${n(e.seat)} played the Joker`;
-      if (e.actor) text += `, placing a Player card beside ${e.actor}${e.prediction ? ` (prediction ${e.prediction})` : ""}`;
-      if (e.adjust && e.adjust.flip) text += ", and flipped High/Low";
-      if (e.adjust && e.adjust.swap !== undefined && e.adjust.swap !== null) text += `, and swapped actors ${e.adjust.swap + 1} and ${e.adjust.swap + 2}`;
+      let text = t("kt.ev.joker", { name: n(e.seat) });
+      if (e.actor) text += t(e.prediction ? "kt.ev.joker_placed_n" : "kt.ev.joker_placed", { actor: suitName(e.actor), n: e.prediction });
+      if (e.adjust && e.adjust.flip) text += t("kt.ev.joker_flip");
+      if (e.adjust && e.adjust.swap !== undefined && e.adjust.swap !== null) text += t("kt.ev.joker_swap", { a: e.adjust.swap + 1, b: e.adjust.swap + 2 });
       return text + ".";
     }
-    case "kt.trick_won": return `${cap(n(e.seat))} won the trick.`;
+    case "kt.trick_won": return t("kt.ev.trick_won", { name: cap(n(e.seat)) });
     case "kt.round_ended":
-      return [`Round ${e.round} ends. The reveal:`, ...e.lines.map((l, s) =>
-        `${n(s)}: ${l.tricks} for tricks, ${l.prediction} for the prediction${e.predictions[s] ? ` (${e.predictions[s]} on ${e.actors[s]})` : ""}, ${l.suit} for the final card's suit, ${l.joker} for the Joker${l.failed ? `, ${l.failed} failed prediction` : ""}${l.toxic ? `, ${l.toxic} toxic` : ""}: ${l.total} points.`)];
-    case "kt.game_ended": return `The game is over: ${e.scores.map((s, i) => `${n(i)} ${s}`).join(", ")}.`;
+      return [t("kt.ev.round_ended", { round: e.round }), ...e.lines.map((l, s) =>
+        t("kt.ev.line", { name: n(s), tricks: l.tricks, prediction: l.prediction, suit: l.suit, joker: l.joker, total: tp("unit.points", l.total),
+          placed: e.predictions[s] ? ` (${t("kt.on_actor", { n: e.predictions[s], actor: suitName(e.actors[s]) })})` : "",
+          penalties: (l.failed ? ", " + t("kt.ev.failed", { n: l.failed }) : "") + (l.toxic ? ", " + t("kt.ev.toxic", { n: l.toxic }) : "") }))];
+    case "kt.game_ended": return t("common.game_over_scores", { scores: e.scores.map((s, i) => t("common.name_score", { name: n(i), score: s })).join(", ") });
     default: return null;
   }
 }
 
 // Only "the dummy" starts a sentence in lower case; people's names stay as they wrote them.
-const cap = (s) => (s === "the dummy" ? "The dummy" : s);
+const cap = (s) => (s === t("kt.dummy") ? upper(s) : s);

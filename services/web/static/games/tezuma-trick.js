@@ -1,21 +1,32 @@
 // Tezuma Trick (engines/tezuma_trick/view.py): cards suit*12 + rank, ranks
 // 0-8 the numbers 1-9, 9-11 the suit's Trumps; abilities by snake_case name.
+// The rulebook is English only: other languages use our glossary's names.
+import { t, tp, gameTitle } from "../i18n.js";
 
-export const TITLE = "Tezuma Trick";
+export const TITLE = gameTitle("tezuma-trick");
 const SUITS = ["butterflies", "umbrellas", "fans", "masks"];
 const MARK = ["B✦", "U☂", "F◗", "M☻"];
-const ABILITY = {
-  sword_walking: "Sword Walking", butterfly_dance: "Butterfly Dance", linking_ring: "Linking Ring",
-  cup_and_ball: "Cup and Ball", fire_breathing: "Fire Breathing", paper_egg: "Paper Egg",
-  water_trick: "Water Trick", chicks: "Chicks", pail_dance: "Pail Dance", horse_swallowing: "Horse-Swallowing",
-  many_umbrellas: "Many Umbrellas", five_color_sand: "Five-Color Sand",
-};
-export const abilityName = (a) => ABILITY[a] || a;
+const ABILITY = () => ({
+  sword_walking: t("tt.ability.sword_walking"),
+  butterfly_dance: t("tt.ability.butterfly_dance"),
+  linking_ring: t("tt.ability.linking_ring"),
+  cup_and_ball: t("tt.ability.cup_and_ball"),
+  fire_breathing: t("tt.ability.fire_breathing"),
+  paper_egg: t("tt.ability.paper_egg"),
+  water_trick: t("tt.ability.water_trick"),
+  chicks: t("tt.ability.chicks"),
+  pail_dance: t("tt.ability.pail_dance"),
+  horse_swallowing: t("tt.ability.horse_swallowing"),
+  many_umbrellas: t("tt.ability.many_umbrellas"),
+  five_color_sand: t("tt.ability.five_color_sand"),
+});
+export const abilityName = (a) => ABILITY()[a] || a;
+const suitName = (s) => [t("tt.suit.butterflies"), t("tt.suit.umbrellas"), t("tt.suit.fans"), t("tt.suit.masks")][s];
 
 export function cardName(c) {
-  const suit = SUITS[Math.floor(c / 12)];
+  const suit = suitName(Math.floor(c / 12));
   const rank = c % 12;
-  return rank >= 9 ? `Trump of ${suit}` : `${rank + 1} of ${suit}`;
+  return rank >= 9 ? t("tt.trump", { suit }) : t("tt.card", { n: rank + 1, suit });
 }
 
 function card(ctx, c, small) {
@@ -23,40 +34,46 @@ function card(ctx, c, small) {
   return ctx.cardEl({ name: cardName(c), suit: SUITS[s], rank: c % 12 >= 9 ? "T" : String((c % 12) + 1), mark: MARK[s], small });
 }
 
+/** A card of a hand as the replay viewer draws it. */
+export const handCard = (ctx, c) => card(ctx, c, false);
+
 function bidText(v, i) {
   const b = v.bid_cards[i];
-  if (!b) return `bid ${i}`;
-  const t = b.tricks;
-  const tricks = t.length === 1 ? `${t[0]}` : t.every((x, k) => k === 0 || x === t[k - 1] + 1) ? `${t[0]}-${t[t.length - 1]}` : t.join(", ");
-  return `${tricks} tricks for ${b.points} points`;
+  if (!b) return t("tt.bid_n", { n: i });
+  const k = b.tricks;
+  const tricks = k.length === 1 ? `${k[0]}` : k.every((x, j) => j === 0 || x === k[j - 1] + 1) ? `${k[0]}-${k[k.length - 1]}` : k.join(", ");
+  // "1 trick" only when the bid is exactly one trick; a range reads as plural.
+  const count = k.length === 1 ? k[0] : 2;
+  return t("tt.bid_text", { tricks: tp("tt.tricks", count, { n: tricks }), points: tp("unit.points", b.points) });
 }
 
 export function seatLine(v, seat) {
   const s = v.seats[seat];
-  const bits = [`${s.score} points`, `${s.tricks} tricks`, `${s.hand_size} cards`];
-  if (s.pain >= 0) bits.push(`pain: ${SUITS[s.pain]}`);
-  if (s.bid >= 0) bits.push(`bid: ${bidText(v, s.bid)}`);
-  if (s.ability) bits.push(`${abilityName(s.ability)} (${s.uses_left} uses left)`);
-  if (s.shown.length) bits.push(`shown: ${s.shown.map(cardName).join(", ")}`);
-  if (s.pain_count !== null && s.pain_count !== undefined) bits.push(`this hand: ${s.pain_count} pain, ${s.hand_points} points`);
+  const bits = [tp("unit.points", s.score), tp("unit.tricks", s.tricks), tp("unit.cards", s.hand_size)];
+  if (s.pain >= 0) bits.push(t("tt.pain", { suit: suitName(s.pain) }));
+  if (s.bid >= 0) bits.push(t("tt.bid", { bid: bidText(v, s.bid) }));
+  if (s.ability) bits.push(`${abilityName(s.ability)} (${tp("tt.uses_left", s.uses_left)})`);
+  if (s.shown.length) bits.push(t("tt.shown", { cards: s.shown.map(cardName).join(", ") }));
+  if (s.pain_count !== null && s.pain_count !== undefined) bits.push(t("tt.this_hand", { pain: s.pain_count, points: tp("unit.points", s.hand_points) }));
   return bits.join(" · ");
 }
 
 export function board(v, info, ctx) {
   const { h } = ctx;
-  const out = [h("p", { class: "round" }, `Hand ${v.hand_no} of ${v.hands_total} · ${ctx.name(v.dealer)} deals · ${v.phase === "draft" ? "the draft" : `trick ${v.trick_no} of 12`}`
-    + (v.led_suit >= 0 ? ` · led: ${SUITS[v.led_suit]}` : ""))];
+  const out = [h("p", { class: "round" }, t("tt.hand_line", { hand: v.hand_no, hands: v.hands_total, dealer: ctx.name(v.dealer) }) + " · "
+    + (v.phase === "draft" ? t("tt.the_draft") : t("tt.trick_of", { n: v.trick_no }))
+    + (v.led_suit >= 0 ? ` · ${t("tt.led", { suit: suitName(v.led_suit) })}` : ""))];
   if (v.phase === "draft" || v.open_pains.length || v.open_bids.length || v.open_abilities.length) {
     out.push(h("div", { class: "draft" },
-      h("p", {}, "Pain suits: ", v.open_pains.map((s) => h("span", { class: `chip suit-${SUITS[s]}` }, `${MARK[s]} ${SUITS[s]}`)), v.open_pains.length ? "" : "none left"),
-      h("p", {}, "Bids: ", v.open_bids.map((b) => bidText(v, b)).join("; ") || "none left"),
-      h("p", {}, "Abilities: ", v.open_abilities.map(abilityName).join(", ") || "none left")));
+      h("p", {}, t("tt.pain_suits") + " ", v.open_pains.map((s) => h("span", { class: `chip suit-${SUITS[s]}` }, `${MARK[s]} ${suitName(s)}`)), v.open_pains.length ? "" : t("common.none_left")),
+      h("p", {}, t("tt.bids") + " ", v.open_bids.map((b) => bidText(v, b)).join("; ") || t("common.none_left")),
+      h("p", {}, t("tt.abilities") + " ", v.open_abilities.map(abilityName).join(", ") || t("common.none_left"))));
   }
-  out.push(h("div", { class: "trick", role: "group", "aria-label": "Current trick" },
-    v.trick.length ? v.trick.map((p) => h("figure", {}, p.cards.length ? p.cards.map((c) => card(ctx, c)) : ctx.cardEl({ name: p.ability === "five_color_sand" ? "no card" : "a face-down card" }),
+  out.push(h("div", { class: "trick", role: "group", "aria-label": t("common.current_trick") },
+    v.trick.length ? v.trick.map((p) => h("figure", {}, p.cards.length ? p.cards.map((c) => card(ctx, c)) : ctx.cardEl({ name: p.ability === "five_color_sand" ? t("tt.no_card") : t("common.face_down") }),
       h("figcaption", {}, ctx.name(p.seat), p.ability ? ` · ${abilityName(p.ability)}` : "")))
-      : h("p", { class: "hint" }, "No card in the trick yet.")));
-  if (v.egged >= 0) out.push(h("p", {}, `${ctx.name(v.egged)} declared Paper Egg and plays last.`));
+      : h("p", { class: "hint" }, t("common.no_card_trick"))));
+  if (v.egged >= 0) out.push(h("p", {}, t("tt.egged", { name: ctx.name(v.egged) })));
   return out;
 }
 
@@ -64,12 +81,12 @@ export function moves(v, info, ctx) {
   const me = v.seats[info.your_seat];
   const hand = (me && me.hand) || [];
   const items = hand.map((c) => ({ key: `c${c}`, label: cardName(c), face: card(ctx, c, true), cls: "card-move", match: (a) => a.type === "play" && a.card === c && !a.ability }));
-  items.push({ key: "pain", label: "Pick pain suit", dialog: { title: "Pick your pain suit", filter: (a) => a.type === "pick_pain",
-    fields: [{ label: "Pain suit", get: (a) => a.suit, text: (x) => SUITS[Number(x)] }] } });
-  items.push({ key: "bid", label: "Pick bid", dialog: { title: "Pick your bid", filter: (a) => a.type === "pick_bid",
-    fields: [{ label: "Bid", get: (a) => a.bid, text: (x) => bidText(v, Number(x)) }] } });
-  items.push({ key: "ability-pick", label: "Pick ability", dialog: { title: "Pick your ability", filter: (a) => a.type === "pick_ability",
-    fields: [{ label: "Ability", get: (a) => a.ability, text: abilityName }] } });
+  items.push({ key: "pain", label: t("tt.pick_pain"), dialog: { title: t("tt.pick_pain_title"), filter: (a) => a.type === "pick_pain",
+    fields: [{ label: t("tt.f.pain"), get: (a) => a.suit, text: (x) => suitName(Number(x)) }] } });
+  items.push({ key: "bid", label: t("tt.pick_bid"), dialog: { title: t("tt.pick_bid_title"), filter: (a) => a.type === "pick_bid",
+    fields: [{ label: t("tt.f.bid"), get: (a) => a.bid, text: (x) => bidText(v, Number(x)) }] } });
+  items.push({ key: "ability-pick", label: t("tt.pick_ability"), dialog: { title: t("tt.pick_ability_title"), filter: (a) => a.type === "pick_ability",
+    fields: [{ label: t("tt.f.ability"), get: (a) => a.ability, text: abilityName }] } });
   if (me && me.ability) items.push(abilityMove(me.ability));
   return items;
 }
@@ -77,42 +94,42 @@ export function moves(v, info, ctx) {
 // An ability is declared with its card(s) in one action (engine contract).
 function abilityMove(ab) {
   const title = abilityName(ab);
-  if (ab === "paper_egg") return { key: "ab", label: title, dialog: { title, intro: "Paper Egg: you will play after everyone else this trick.", filter: (a) => a.type === "egg", fields: [] } };
-  if (ab === "five_color_sand") return { key: "ab", label: title, dialog: { title, intro: "Five-Color Sand: win this trick without playing a card.", filter: (a) => a.type === "sand", fields: [] } };
+  if (ab === "paper_egg") return { key: "ab", label: title, dialog: { title, intro: t("tt.egg_intro"), filter: (a) => a.type === "egg", fields: [] } };
+  if (ab === "five_color_sand") return { key: "ab", label: title, dialog: { title, intro: t("tt.sand_intro"), filter: (a) => a.type === "sand", fields: [] } };
   const filter = (a) => a.type === "play" && a.ability === ab;
   if (ab === "fire_breathing") {
-    return { key: "ab", label: title, dialog: { title, intro: "Play two number cards of one suit; their numbers add up, and the lower one comes back to your hand.", filter,
-      fields: [{ label: "First card", get: (a) => a.card, text: (x) => cardName(Number(x)) }, { label: "Second card", get: (a) => a.second, text: (x) => cardName(Number(x)) }] } };
+    return { key: "ab", label: title, dialog: { title, intro: t("tt.fire_intro"), filter,
+      fields: [{ label: t("tt.f.first"), get: (a) => a.card, text: (x) => cardName(Number(x)) }, { label: t("tt.f.second"), get: (a) => a.second, text: (x) => cardName(Number(x)) }] } };
   }
-  return { key: "ab", label: title, dialog: { title, intro: `Play a card with ${title}.`, filter, fields: [{ label: "Card", get: (a) => a.card, text: (x) => cardName(Number(x)) }] } };
+  return { key: "ab", label: title, dialog: { title, intro: t("tt.with_intro", { ability: title }), filter, fields: [{ label: t("common.card"), get: (a) => a.card, text: (x) => cardName(Number(x)) }] } };
 }
 
-const REASON = { trump: "with a Trump", high: "with the highest card", sword_walking: "with Sword Walking", five_color_sand: "with Five-Color Sand" };
+const REASON = () => ({ trump: t("tt.won.trump"), high: t("tt.won.high"), sword_walking: t("tt.won.sword_walking"), five_color_sand: t("tt.won.five_color_sand") });
 
 export function describe(e, ctx, info) {
   const n = ctx.name;
   const v = info && info.view;
   switch (e.type) {
-    case "tt.started": return `The game starts; ${n(e.first_dealer)} deals first.`;
-    case "tt.hand_dealt": return `Hand ${e.hand}: ${n(e.dealer)} deals. Face up: abilities ${e.abilities.map(abilityName).join(", ")}.`;
-    case "tt.picked_pain": return `${n(e.seat)} picked ${SUITS[e.suit]} as their pain suit.`;
-    case "tt.picked_bid": return `${n(e.seat)} picked the bid ${v ? bidText(v, e.bid) : e.bid}.`;
-    case "tt.picked_ability": return `${n(e.seat)} picked ${abilityName(e.ability)}.`;
-    case "tt.egg_declared": return `${n(e.seat)} used Paper Egg and will play last.`;
+    case "tt.started": return t("tt.ev.started", { name: n(e.first_dealer) });
+    case "tt.hand_dealt": return t("tt.ev.hand_dealt", { hand: e.hand, name: n(e.dealer), abilities: e.abilities.map(abilityName).join(", ") });
+    case "tt.picked_pain": return t("tt.ev.picked_pain", { name: n(e.seat), suit: suitName(e.suit) });
+    case "tt.picked_bid": return t("tt.ev.picked_bid", { name: n(e.seat), bid: v ? bidText(v, e.bid) : e.bid });
+    case "tt.picked_ability": return t("tt.ev.picked_ability", { name: n(e.seat), ability: abilityName(e.ability) });
+    case "tt.egg_declared": return t("tt.ev.egg", { name: n(e.seat) });
     case "tt.played": {
-      const how = e.ability ? ` with ${abilityName(e.ability)}` : "";
-      if (!e.cards.length) return e.ability === "five_color_sand" ? `${n(e.seat)} used Five-Color Sand.` : `${n(e.seat)} played a card${how}.`;
-      return `${n(e.seat)} played the ${e.cards.map(cardName).join(" and the ")}${how}.`;
+      const how = e.ability ? " " + t("tt.ev.with", { ability: abilityName(e.ability) }) : "";
+      if (!e.cards.length) return e.ability === "five_color_sand" ? t("tt.ev.sand", { name: n(e.seat) }) : t("tt.ev.played_hidden", { name: n(e.seat), how });
+      return t("tt.ev.played", { name: n(e.seat), cards: e.cards.map(cardName).join(t("tt.ev.and_the")), how });
     }
     case "tt.trick_won": {
-      let text = `${n(e.winner)} won the trick ${REASON[e.reason] || ""}`.trim();
-      if (e.next_leader !== e.winner) text += `; ${n(e.next_leader)} leads next`;
-      if (e.returned >= 0) text += `; the ${cardName(e.returned)} goes back to ${n(e.returned_to)}'s hand`;
+      let text = (REASON()[e.reason] ? t(`tt.won.${e.reason}`, { name: n(e.winner) }) : t("tt.won", { name: n(e.winner) }));
+      if (e.next_leader !== e.winner) text += t("tt.ev.leads", { name: n(e.next_leader) });
+      if (e.returned >= 0) text += t("tt.ev.returned", { card: cardName(e.returned), name: n(e.returned_to) });
       return text + ".";
     }
     case "tt.hand_scored":
-      return [`Hand ${e.hand} is scored:`, ...e.points.map((p, s) => `${n(s)}: ${e.tricks[s]} tricks, ${e.pain[s]} pain, ${p} points (total ${e.totals[s]}).`)];
-    case "tt.game_ended": return `The game is over: ${e.scores.map((s, i) => `${n(i)} ${s}`).join(", ")}.`;
+      return [t("tt.ev.hand_scored", { hand: e.hand }), ...e.points.map((p, s) => t("tt.ev.hand_line", { name: n(s), tricks: tp("unit.tricks", e.tricks[s]), pain: e.pain[s], points: tp("unit.points", p), total: e.totals[s] }))];
+    case "tt.game_ended": return t("common.game_over_scores", { scores: e.scores.map((s, i) => t("common.name_score", { name: n(i), score: s })).join(", ") });
     default: return null;
   }
 }
