@@ -16,6 +16,14 @@ def _simulate(args: argparse.Namespace) -> int:
     from engines.registry import get_game
     from services.simulate import render, simulate
 
+    if args.calibrate:  # issue 17: every engine's random playouts over a bare pure-Python one
+        from services.simulate import calibrate, render_calibration
+
+        report = calibrate(args.players, args.seconds)
+        print(json.dumps(report) if args.json else render_calibration(report))
+        return 0
+    if not args.game:
+        args.parser.error("--game is required (or --calibrate)")
     game = get_game(args.game)
     bots = args.bots.split(",") if args.bots else ["random"] * args.players
     report = simulate(
@@ -264,14 +272,17 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
 
     sim = sub.add_parser("simulate", help="play whole bot games in one process and print figures")
-    sim.add_argument("--game", required=True)
+    sim.add_argument("--game")
     sim.add_argument("--players", type=int, default=4)
     sim.add_argument("--games", type=int, default=1000)
     sim.add_argument("--seed", type=int, default=1)
     sim.add_argument("--bots", default="", help="comma-separated bot per seat (default: all random)")
     sim.add_argument("--options", default="{}", help="table options as JSON")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
-    sim.set_defaults(run=_simulate)
+    sim.add_argument("--calibrate", action="store_true",
+                     help="time a bare pure-Python Kabuki Tricks playout and each game's random playouts beside it")
+    sim.add_argument("--seconds", type=float, default=1.0, help="--calibrate: seconds per timing (best of 3)")
+    sim.set_defaults(run=_simulate, parser=sim)
 
     gold = sub.add_parser("golden", help="check or regenerate the golden playthrough files")
     gold.add_argument("--write", action="store_true")

@@ -71,3 +71,91 @@ def render(report: dict[str, Any]) -> str:
         )
     lines.append("(a shared win counts as a win for every winner)")
     return "\n".join(lines)
+
+
+# --- calibration (issue 17): engines' random playouts against a bare yardstick --------
+
+
+def bare_kabuki_tricks(players: int, rng) -> list[int]:
+    """One Kabuki Tricks game of random play in bare pure Python: lists and
+    ints, no events, no frozen states, no validation, no views. Dealer
+    directs at random, follow suit, one Joker per hand (not leading, one per
+    trick), the KT-5 strength table decides tricks; scoring is tricks won.
+    It is the yardstick `calibrate` divides every engine's playouts by."""
+    from engines.kabuki_tricks.cards import JOKER, ORDERS, STRENGTH, SUIT_OF, deck_for
+    from engines.kabuki_tricks.rules import rounds_for
+
+    deck = list(deck_for(players))
+    tricks = [0] * players
+    dealer = 0
+    for _ in range(rounds_for(players)):
+        rng.shuffle(deck)
+        hands = [deck[7 * s: 7 * s + 7] + [JOKER + s] for s in range(players)]
+        strength = STRENGTH[rng.random() < 0.5, rng.choice(ORDERS)]
+        leader = dealer
+        for _trick in range(7):
+            cards, seats = [], []
+            joker_played = False
+            for i in range(players):
+                seat = (leader + i) % players
+                hand = hands[seat]
+                if not cards:
+                    options = [c for c in hand if c < JOKER]
+                else:
+                    led = SUIT_OF[cards[0]]
+                    options = [c for c in hand if c < JOKER and SUIT_OF[c] == led] or [c for c in hand if c < JOKER]
+                    if not joker_played and hand[-1] >= JOKER:
+                        options.append(hand[-1])
+                card = options[int(rng.random() * len(options))] if options else hand[-1]
+                hand.remove(card)
+                joker_played = joker_played or card >= JOKER
+                cards.append(card)
+                seats.append(seat)
+            best = 0
+            for i in range(1, len(cards)):
+                if strength[cards[i]] > strength[cards[best]]:
+                    best = i
+            leader = seats[best]
+            tricks[leader] += 1
+        dealer = (dealer + 1) % players
+    return tricks
+
+
+def _best_rate(run, seconds: float, repeats: int = 3) -> float:
+    """Best of `repeats` runs of about `seconds` each: games per second."""
+    best = 0.0
+    for _ in range(repeats):
+        games, started = 0, time.perf_counter()
+        while time.perf_counter() - started < seconds:
+            run(games)
+            games += 1
+        best = max(best, games / (time.perf_counter() - started))
+    return best
+
+
+def calibrate(players: int = 4, seconds: float = 1.0) -> dict[str, Any]:
+    """Random playouts per second of every game through its engine (the
+    simulator's path: frozen states, events, legal_actions, views) as a share
+    of the bare Kabuki Tricks playout timed in the same run (best of 3)."""
+    import random as _random
+
+    from engines.registry import all_games
+
+    bare = _best_rate(lambda n: bare_kabuki_tricks(players, _random.Random(n)), seconds)
+    rows = []
+    for game in all_games():
+        if not game.min_players <= players <= game.max_players:
+            continue
+        options = game.make_options({})
+        rate = _best_rate(lambda n: Playout(game, players, options, n, ["random"] * players).run(), seconds)
+        rows.append({"game": game.name, "playouts_per_s": round(rate, 1), "ratio": round(rate / bare, 3)})
+    return {"players": players, "bare_kabuki_tricks_per_s": round(bare, 1), "games": rows}
+
+
+def render_calibration(report: dict[str, Any]) -> str:
+    lines = [f"bare pure-Python Kabuki Tricks playout, {report['players']} players: "
+             f"{report['bare_kabuki_tricks_per_s']} games/s (best of 3)",
+             f"{'game':<16} {'playouts/s':>11} {'ratio':>6}"]
+    lines += [f"{r['game']:<16} {r['playouts_per_s']:>11} {r['ratio']:>6.3f}" for r in report["games"]]
+    lines.append("(ratio: the engine's random playouts per second over the bare playout's; goal >= 0.4)")
+    return "\n".join(lines)
