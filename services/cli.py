@@ -144,7 +144,7 @@ def _serve(args: argparse.Namespace) -> int:
         if args.processes < 0:
             print("hanamichi: --processes is a count of API processes (0: one per core)", file=sys.stderr)
             return 2
-        processes = args.processes or os.cpu_count() or 1
+        processes = args.processes or usable_cores()
         if processes == 1:
             uvicorn.run(create_app(settings), **common)
         else:
@@ -168,6 +168,20 @@ def _serve(args: argparse.Namespace) -> int:
         if metrics_dir is not None:
             shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0
+
+
+def usable_cores() -> int:
+    """The cores this process may use: its CPU affinity, capped by a cgroup v2
+    CPU quota (a container's CPU limit), since os.cpu_count() counts the
+    whole machine's, and a pod limited to one CPU must not start 16 API processes."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max":
+            cores = min(cores, max(1, -(-int(quota) // int(period))))
+    except (OSError, ValueError):
+        pass
+    return max(1, cores)
 
 
 def api_process_app():
