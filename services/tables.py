@@ -1,7 +1,8 @@
 """A process's live copy of one game: metadata, seats, the folded state and
 the decoded log. PostgreSQL stays the truth; a table that another process
-moved on is refreshed from it before every decision (and the version check
-on append is the backstop)."""
+moved on is caught up from it when a commit notice says the copy is behind
+(GameService.refresh, issue 16), and the version check on append is the
+backstop for a notice still on its way."""
 
 from __future__ import annotations
 
