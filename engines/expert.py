@@ -14,8 +14,9 @@ same worlds with the same playout seeds, so that the comparison is not noise.
 Engines stay pure: the randomness is the `rng` handed to `act`, and time is a
 `clock` handed in by the caller (services pass `time.perf_counter`). With a
 clock the bot searches for `budget_ms` per move (default 50 ms); without one
-it plays a fixed number of worlds (`worlds`), which makes it deterministic
-(golden files, tests)."""
+it counts playout steps instead (STEP_COST_S each) and plays at most `worlds`
+worlds, which makes it deterministic (service tables, golden files, tests)
+and still bounded."""
 
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ from engines.core import Ctx, Game, RuleError
 
 DEFAULT_BUDGET_MS = 50
 DEFAULT_WORLDS = 6
+# Without a clock the budget is counted in playout steps at this nominal
+# cost each (50 ms = 1000 steps): deterministic, and still bounded.
+STEP_COST_S = 0.00005
 MAX_PLAYOUT_STEPS = 2000
 
 
@@ -57,7 +61,11 @@ class ExpertBot:
                  clock: Callable[[], float] | None = None, worlds: int = DEFAULT_WORLDS) -> None:
         self.game, self.search, self.seat, self.options = game, search, seat, options
         self.budget_s = budget_ms / 1000
-        self.clock = clock
+        # No clock (the service's tables, golden files): a clock of playout
+        # steps, so that the search is deterministic and its cost bounded.
+        self.clock = clock if clock is not None else self._step_clock
+        self.clockless = clock is None
+        self.steps = 0
         self.worlds = worlds
         self.events: list = []  # exactly what the seat was shown (redacted events)
         self.fallback = game.bots["heuristic"](seat, options)
@@ -78,7 +86,7 @@ class ExpertBot:
         # heuristic's choice is scored first in every world, so whenever the
         # budget ends there is a scored answer, and with no evidence at all
         # the answer is the heuristic's own.
-        deadline = clock() + self.budget_s if clock is not None else None
+        deadline = clock() + self.budget_s
         choice = self.fallback.act(view, legal, random.Random(rng.getrandbits(32)))
         first = legal.index(choice) if choice in legal else 0
         order = [first] + [i for i in range(len(legal)) if i != first]
@@ -87,10 +95,7 @@ class ExpertBot:
         worlds = 0
         longest = 0.0  # the longest playout so far: one that would not fit is not started
         while True:
-            if deadline is None:
-                if worlds >= self.worlds:
-                    break
-            elif clock() + longest > deadline:
+            if (self.clockless and worlds >= self.worlds) or clock() + longest > deadline:
                 break
             worlds += 1
             try:
@@ -99,16 +104,14 @@ class ExpertBot:
                 continue
             seed = rng.getrandbits(32)
             for i in order:
-                if deadline is not None:
-                    began = clock()
-                    if began + longest > deadline and counts[first]:
-                        break
+                began = clock()
+                if began + longest > deadline and counts[first]:
+                    break
                 try:
                     value = self._playout(state, legal[i], seed, deadline)
                 except Exception:  # a world the rules cannot play on: no evidence, not a crash
                     value = None
-                if deadline is not None:
-                    longest = max(longest, clock() - began)
+                longest = max(longest, clock() - began)
                 if value is not None:
                     totals[i] += value
                     counts[i] += 1
@@ -124,6 +127,9 @@ class ExpertBot:
             if counts[i] == need and totals[i] / need > best_value:
                 best_value, best = totals[i] / need, i
         return legal[best]
+
+    def _step_clock(self) -> float:
+        return self.steps * STEP_COST_S
 
     def _playout(self, state: Any, action: Any, seed: int, deadline: float | None = None) -> float | None:
         """The expert's `action`, then heuristic bots to the end of the round.
@@ -160,6 +166,7 @@ class ExpertBot:
         clock = self.clock
         left = search.horizon
         for step in range(MAX_PLAYOUT_STEPS):
+            self.steps += 1
             if game.is_over(state):
                 break
             if search.round_of(state) != start_round:

@@ -279,3 +279,32 @@ def test_an_expert_rebuilt_from_the_history_still_searches(name, players):
         assert scored and None not in scored
         searched += 1
     assert searched == 6
+
+
+@pytest.mark.parametrize("name,players", [("tezuma-trick", 4), ("cahoots", 4)])
+def test_without_a_clock_the_search_is_bounded_in_steps_and_deterministic(name, players):
+    """The service's tables make the expert without a clock: its budget is
+    counted in playout steps (50 ms = 1000 steps), so a move's cost is bounded
+    (before: 6 whole worlds, 200 ms and more per move) and replays decide alike."""
+    from engines.expert import STEP_COST_S
+
+    game, search = _game_and_search(name)
+    options = game.make_options({})
+    runs = []
+    for _ in range(2):
+        expert = ExpertBot(game, search, 0, options)
+        spent, choices = [], []
+        act = expert.act
+
+        def counted(view, legal, rng, expert=expert, act=act, spent=spent, choices=choices):
+            before = expert.steps
+            choices.append(act(view, legal, rng))
+            spent.append(expert.steps - before)
+            return choices[-1]
+
+        expert.act = counted
+        Playout(game, players, options, 17, [expert] + ["heuristic"] * (players - 1)).run()
+        runs.append((spent, choices))
+    assert runs[0] == runs[1]
+    assert max(runs[0][0]) <= 0.050 / STEP_COST_S + 16, max(runs[0][0])
+    assert max(runs[0][0]) > 500  # the budget is used
