@@ -57,10 +57,22 @@ def best_suits(totals: list[int]) -> tuple[int, ...]:
     return tuple(suit for suit in range(6) if totals[suit] == best)
 
 
+_TRICK_POINTS: dict[tuple, tuple[int, ...]] = {}  # (winning, identities) -> points: few keys, many calls
+
+
 def trick_points(winning: tuple[int, ...], identities: tuple[int, ...]) -> tuple[int, ...]:
     """CH-5: count each player's winning suits; the players with the highest
     count (at least 1) split the 4 points equally, and three such players get
-    1 each (the fourth point is lost: 4 // 3)."""
+    1 each (the fourth point is lost: 4 // 3). Remembered per key: the bots
+    and the expert's playouts ask the same few questions again and again."""
+    key = (winning, identities)
+    points = _TRICK_POINTS.get(key)
+    if points is None:
+        points = _TRICK_POINTS[key] = _trick_points(winning, identities)
+    return points
+
+
+def _trick_points(winning: tuple[int, ...], identities: tuple[int, ...]) -> tuple[int, ...]:
     mask = 0
     for suit in winning:
         mask |= 1 << suit

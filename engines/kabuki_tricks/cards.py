@@ -48,9 +48,18 @@ def player_card(seat: int, value: int) -> int:
     return PLAYER_CARD + 10 * seat + value
 
 
-def deck_for(players: int) -> tuple[int, ...]:
+def _deck(players: int) -> tuple[int, ...]:
     top = TOP_NUMBER[players]
     return tuple(card_id(s, n) for s in range(4) for n in range(1, top + 1))
+
+
+# Built once: the heuristic asks for the deck at every play (the expert's
+# playouts call it hundreds of thousands of times a minute).
+_DECKS = {players: _deck(players) for players in TOP_NUMBER}
+
+
+def deck_for(players: int) -> tuple[int, ...]:
+    return _DECKS[players]
 
 
 def _strength(high: bool, order: tuple[int, ...]) -> tuple[int, ...]:
