@@ -41,21 +41,56 @@ function standingsTable(st) {
       h("td", {}, String(r.firsts ?? "")), h("td", {}, String(r.forfeits ?? 0))))));
 }
 
+// Knockout: the bracket, a column per round (CSS), each table a box with its
+// entrants; once a table is over, its places and who goes through (the
+// `advance` best, Settings.advancing).
+function bracket(rounds, names, advance) {
+  return h("div", { class: "bracket", role: "group", "aria-label": t("tn.bracket") }, rounds.map((r) =>
+    h("div", { class: "bracket-round" }, h("h4", {}, t("tn.round_n", { n: r.round })), r.tables.map((tb) =>
+      h("ol", { class: "bracket-table", "aria-label": t("tn.table_n", { n: tb.table }) }, tb.seats.map((id, s) => {
+        const place = tb.result ? tb.result.places[s] : null;
+        const through = place !== null && place <= advance;
+        return h("li", { class: place === null ? "" : through ? "through" : "out" }, names[id] || t("tn.bot"),
+          place === null ? "" : ` · ${ordinal(place)}${through ? " " + t("tn.through") : ""}`);
+      }))))));
+}
+
+// Duplicate: the tables of a deal group got the same deals, so the entrants
+// in the same seat across them held the same cards.
+function dealGroups(r, names) {
+  const groups = new Map();
+  for (const tb of r.tables) if (tb.deal_seed_group !== null) groups.set(tb.deal_seed_group, [...(groups.get(tb.deal_seed_group) || []), tb]);
+  return [...groups].map(([g, tables]) => h("table", { class: "grid deal-group" },
+    h("caption", {}, t("tn.group_h", { n: g })),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("tn.col.cards")), tables.map((tb) => h("th", { scope: "col" }, t("tn.table_n", { n: tb.table }))))),
+    h("tbody", {}, tables[0].seats.map((_, s) => h("tr", {}, h("th", { scope: "row" }, t("tn.same_cards", { n: s + 1 })),
+      tables.map((tb) => h("td", {}, names[tb.seats[s]] || t("tn.bot"))))))));
+}
+
 async function roundsView(summary, names) {
   const out = [];
+  const all = [];
   let mine = null;
   for (let n = summary.round; n >= 1; n -= 1) {
     const r = await api(`/api/v1/tournaments/${tid}/rounds/${n}`).catch(() => null);
     if (!r) continue;
-    out.push(h("h3", {}, t("tn.round_n", { n })), h("ul", { class: "tables" }, r.tables.map((tb) => {
+    all.unshift(r);
+    out.push(h("h3", {}, t("tn.round_n", { n })));
+    if (summary.settings.duplicate) out.push(...dealGroups(r, names));
+    out.push(h("ul", { class: "tables" }, r.tables.map((tb) => {
       const isMine = me && tb.seats.includes(me.player_id);
       if (isMine && !tb.result && n === summary.round) mine = tb;
       return h("li", { class: `table-card${isMine ? " mine" : ""}`, "aria-current": isMine ? "true" : null },
-        h("h4", {}, t("tn.table_n", { n: tb.table + 1 }) + (isMine ? " " + t("tn.your_table") : "")),
-        h("p", { class: "meta" }, tb.seats.map((id) => names[id] || t("tn.bot")).join(", "), tb.deal_seed_group !== null && summary.settings.duplicate ? ` · ${t("tn.deal_group", { n: tb.deal_seed_group + 1 })}` : ""),
+        // Table numbers and deal groups are 1-based already (engines/tournament/events.py).
+        h("h4", {}, t("tn.table_n", { n: tb.table }) + (isMine ? " " + t("tn.your_table") : "")),
+        h("p", { class: "meta" }, tb.seats.map((id) => names[id] || t("tn.bot")).join(", "), tb.deal_seed_group !== null && summary.settings.duplicate ? ` · ${t("tn.deal_group", { n: tb.deal_seed_group })}` : ""),
         h("p", { class: "actions" }, tb.result ? h("a", { href: `/games/${tb.game_id}/replay?at=0` }, t("replay.title")) : h("a", { href: `/games/${tb.game_id}` }, t("live.watch"))));
     })));
     if (r.byes && r.byes.length) out.push(h("p", { class: "hint" }, t("tn.byes", { names: r.byes.map((id) => names[id] || id).join(", ") })));
+  }
+  if (summary.settings.format === "knockout" && all.length) {
+    const advance = summary.settings.advance ?? (summary.settings.table_size <= 3 ? 1 : Math.floor(summary.settings.table_size / 2));
+    out.unshift(h("h3", {}, t("tn.bracket")), bracket(all, names, advance));
   }
   return { nodes: out, mine };
 }
