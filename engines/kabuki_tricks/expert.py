@@ -8,7 +8,9 @@ cards), the other seats' predictions (KT-11) or later rounds' decks. A
 world deals the cards the seat has not seen at random: each other seat
 gets the cards it was seen to play plus random unseen ones up to 7, the
 dummy likewise, the rest is the discard; hidden predictions are drawn from
-1..3. Cards blanked by the history (GEN-1, `card: None`) count as unseen.
+1..3. A seat that did not follow the led suit has none of it left (KT-4):
+its random cards avoid that suit. Cards blanked by the history (GEN-1,
+`card: None`) count as unseen.
 The playout ends with the round, so later decks are never needed."""
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from msgspec.structs import replace
 
 from engines.expert import Search
 
-from .cards import deck_for
-from .events import Dealt, JokerPlayed, Played, RoundEnded, Started
+from .cards import SUIT_OF, deck_for
+from .events import Dealt, JokerPlayed, Played, RoundEnded, Started, TrickWon
 from .state import State
 
 HAND = 7
@@ -32,16 +34,29 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
     holders = n + (1 if n == 2 else 0)  # with 2 players the dummy (index 2) holds cards too
     seen: list[list[int]] = [[] for _ in range(holders)]
     blanks = [0] * holders
+    voids: list[set[int]] = [set() for _ in range(holders)]
+    led = None  # the suit led in the trick in play (None: no trick, or its lead is blanked)
+    leading = True
     for e in events[last + 1:]:
-        if type(e) is Played and e.seat != seat:
-            if e.card is None:
-                blanks[e.seat] += 1
-            else:
-                seen[e.seat].append(e.card)
+        kind = type(e)
+        if kind is Played:
+            if leading:
+                led = None if e.card is None else SUIT_OF[e.card]
+                leading = False
+            elif e.card is not None and led is not None and SUIT_OF[e.card] != led:
+                voids[e.seat].add(led)  # KT-4: it would have followed: none of the led suit left
+            if e.seat != seat:
+                if e.card is None:
+                    blanks[e.seat] += 1
+                else:
+                    seen[e.seat].append(e.card)
+        elif kind is TrickWon:
+            leading, led = True, None
     mine = set(dealt.hands[seat])
     known = mine.union(*map(set, seen))
     pool = [c for c in deck_for(n) if c not in known]
-    rng.shuffle(pool)
+    need = [0 if s == seat else HAND - len(seen[s]) for s in range(holders)]
+    extras = _deal_unseen(pool, need, voids, rng)
     hands, fills = [], []
     for s in range(holders):
         if s == seat:
@@ -51,7 +66,7 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
             held = set(view.hand) if view is not None else set()
             fills.append([c for c in dealt.hands[seat] if c not in held])
             continue
-        extra = [pool.pop() for _ in range(HAND - len(seen[s]))]
+        extra = extras[s]
         fills.append(extra[: blanks[s]])  # the blanked plays are some of these
         hands.append(tuple(seen[s]) + tuple(extra))
     # Earlier rounds count only through their public results (scores,
@@ -66,6 +81,36 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
             e = replace(e, prediction=rng.randint(1, 3))
         world.append(e)
     return world
+
+
+def _deal_unseen(pool: list[int], need: list[int], voids: list[set[int]], rng: random.Random,
+                 tries: int = 8) -> list[list[int]]:
+    """`need[s]` random cards of `pool` for each holder, none of a suit it is
+    known to lack (it did not follow it); what is left stays in `pool` (the
+    discard). The most constrained holders draw first; after `tries`
+    shuffles that cannot satisfy everyone the voids are dropped: a world
+    slightly off beats no world."""
+    order = sorted(range(len(need)), key=lambda s: -len(voids[s]))
+    for attempt in range(tries + 1):
+        rng.shuffle(pool)
+        left = list(pool)
+        out: list[list[int]] = [[] for _ in need]
+        ok = True
+        for s in order:
+            if not need[s]:
+                continue
+            lacking = voids[s] if attempt < tries else ()
+            take = [c for c in left if SUIT_OF[c] not in lacking][: need[s]]
+            if len(take) < need[s]:
+                ok = False
+                break
+            out[s] = take
+            chosen = set(take)
+            left = [c for c in left if c not in chosen]
+        if ok:
+            pool[:] = left
+            return out
+    raise AssertionError("unreachable: the last try ignores voids")
 
 
 def _round(state: State):

@@ -308,3 +308,35 @@ def test_without_a_clock_the_search_is_bounded_in_steps_and_deterministic(name, 
     assert runs[0] == runs[1]
     assert max(runs[0][0]) <= 0.050 / STEP_COST_S + 16, max(runs[0][0])
     assert max(runs[0][0]) > 500  # the budget is used
+
+
+def test_kabuki_tricks_worlds_respect_the_suits_a_seat_did_not_follow():
+    """KT-4: a seat that played off the led suit has none of it left; every
+    sampled world deals it none (before, worlds ignored it)."""
+    from engines.kabuki_tricks.cards import SUIT_OF
+    from engines.kabuki_tricks.events import Played, TrickWon
+
+    options = KT.make_options({})
+    expert = _expert(0)
+    playout = Playout(KT, 4, options, 31, [expert, "heuristic", "heuristic", "heuristic"])
+    checked = voided = 0
+    while playout.step():
+        state = playout.state
+        if KT.is_over(state) or not expert.events or state.phase != 2:
+            continue
+        last = max(i for i, e in enumerate(expert.events) if type(e) is Dealt)
+        voids, led = [set() for _ in range(4)], None
+        for e in expert.events[last + 1:]:
+            if type(e) is Played:
+                if led is None:
+                    led = SUIT_OF[e.card]
+                elif SUIT_OF[e.card] != led:
+                    voids[e.seat].add(led)
+            elif type(e) is TrickWon:
+                led = None
+        world = KT.fold(determinize(expert.events, 0, KT.view(state, 0), random.Random(checked)))
+        for s in (1, 2, 3):
+            assert not [c for c in world.hands[s] if c < 40 and SUIT_OF[c] in voids[s]], (s, voids[s], world.hands[s])
+        voided += sum(1 for v in voids[1:] if v)
+        checked += 1
+    assert checked > 50 and voided > 0
