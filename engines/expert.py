@@ -221,6 +221,36 @@ class ExpertBot:
         return now
 
 
+def deal_unseen(pool: list[int], need: list[int], voids: list[set[int]], suit_of: Sequence[int],
+                rng: random.Random, tries: int = 8) -> list[list[int]]:
+    """`need[s]` random cards of `pool` for each holder, none of a suit it is
+    known to lack (it did not follow it); what is left stays in `pool` (the
+    discard). The most constrained holders draw first; after `tries`
+    shuffles that cannot satisfy everyone the voids are dropped: a world
+    slightly off beats no world."""
+    order = sorted(range(len(need)), key=lambda s: -len(voids[s]))
+    for attempt in range(tries + 1):
+        rng.shuffle(pool)
+        left = list(pool)
+        out: list[list[int]] = [[] for _ in need]
+        ok = True
+        for s in order:
+            if not need[s]:
+                continue
+            lacking = voids[s] if attempt < tries else ()
+            take = [c for c in left if suit_of[c] not in lacking][: need[s]]
+            if len(take) < need[s]:
+                ok = False
+                break
+            out[s] = take
+            chosen = set(take)
+            left = [c for c in left if c not in chosen]
+        if ok:
+            pool[:] = left
+            return out
+    raise AssertionError("unreachable: the last try ignores voids")
+
+
 def expert_factory(game_ref: Callable[[], Game], search: Search) -> Callable[..., ExpertBot]:
     """The registry's factory (seat, options): clockless, a fixed number of worlds."""
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from msgspec.structs import replace
 
-from engines.expert import Search
+from engines.expert import Search, deal_unseen
 
 from .cards import SUIT_OF, deck_for
 from .events import Dealt, JokerPlayed, Played, RoundEnded, Started, TrickWon
@@ -56,7 +56,7 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
     known = mine.union(*map(set, seen))
     pool = [c for c in deck_for(n) if c not in known]
     need = [0 if s == seat else HAND - len(seen[s]) for s in range(holders)]
-    extras = _deal_unseen(pool, need, voids, rng)
+    extras = deal_unseen(pool, need, voids, SUIT_OF, rng)
     hands, fills = [], []
     for s in range(holders):
         if s == seat:
@@ -81,36 +81,6 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
             e = replace(e, prediction=rng.randint(1, 3))
         world.append(e)
     return world
-
-
-def _deal_unseen(pool: list[int], need: list[int], voids: list[set[int]], rng: random.Random,
-                 tries: int = 8) -> list[list[int]]:
-    """`need[s]` random cards of `pool` for each holder, none of a suit it is
-    known to lack (it did not follow it); what is left stays in `pool` (the
-    discard). The most constrained holders draw first; after `tries`
-    shuffles that cannot satisfy everyone the voids are dropped: a world
-    slightly off beats no world."""
-    order = sorted(range(len(need)), key=lambda s: -len(voids[s]))
-    for attempt in range(tries + 1):
-        rng.shuffle(pool)
-        left = list(pool)
-        out: list[list[int]] = [[] for _ in need]
-        ok = True
-        for s in order:
-            if not need[s]:
-                continue
-            lacking = voids[s] if attempt < tries else ()
-            take = [c for c in left if SUIT_OF[c] not in lacking][: need[s]]
-            if len(take) < need[s]:
-                ok = False
-                break
-            out[s] = take
-            chosen = set(take)
-            left = [c for c in left if c not in chosen]
-        if ok:
-            pool[:] = left
-            return out
-    raise AssertionError("unreachable: the last try ignores voids")
 
 
 def _round(state: State):

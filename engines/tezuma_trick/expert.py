@@ -11,9 +11,11 @@ through their scores (the last `tt.hand_scored`). The playout ends with the
 hand (its scoring), so later deals are never needed.
 
 A play blanked by the history (GEN-1, `cards: ()`, what a bot rebuilt from
-the history sees) is filled with unseen cards of that seat. Known limits: a
-seat that did not follow suit is not inferred void in it, and a blanked
-Fire Breathing return is not put back in a hand."""
+the history sees) is filled with unseen cards of that seat. A seat that did
+not follow the led suit (TT-6; Linking Ring and Cup and Ball excepted) has
+none of it left until a Fire Breathing card of it comes back to it: its
+random cards avoid that suit. Known limit: a blanked Fire Breathing return
+is not put back in a hand."""
 
 from __future__ import annotations
 
@@ -21,13 +23,15 @@ import random
 
 from msgspec.structs import replace
 
-from engines.expert import Search
+from engines.expert import Search, deal_unseen
 
-from .cards import deck_for
+from .cards import SUIT_OF, deck_for
 from .events import HandDealt, HandScored, Played, Started, TrickWon
 from .state import SCORED, State
 
 HAND = 12
+# Abilities whose card need not follow suit (the rest play a card the follow rule allows).
+FREE_PLAY = frozenset({"linking_ring", "cup_and_ball"})
 
 
 def _blanked(e) -> int:
@@ -44,21 +48,32 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
     from_deal: list[list[int]] = [[] for _ in range(n)]
     given_back: list[set[int]] = [set() for _ in range(n)]
     blanks = [0] * n
+    voids: list[set[int]] = [set() for _ in range(n)]
+    led = -1
     for e in events[last + 1:]:
         kind = type(e)
         if kind is Played:
             blanks[e.seat] += _blanked(e)
+            if e.cards:
+                if led < 0:
+                    led = SUIT_OF[e.cards[0]]
+                elif SUIT_OF[e.cards[0]] != led and e.ability not in FREE_PLAY:
+                    voids[e.seat].add(led)  # TT-6: it would have followed: none of the led suit left
             for card in e.cards:
                 if card in given_back[e.seat]:
                     given_back[e.seat].discard(card)
                 else:
                     from_deal[e.seat].append(card)
-        elif kind is TrickWon and e.returned >= 0:
-            given_back[e.returned_to].add(e.returned)
+        elif kind is TrickWon:
+            led = -1
+            if e.returned >= 0:
+                given_back[e.returned_to].add(e.returned)
+                voids[e.returned_to].discard(SUIT_OF[e.returned])  # it holds one again (TT-9)
     mine = dealt.hands[seat]
     known = set(mine).union(*map(set, from_deal))
     pool = [c for c in deck_for(n) if c not in known]
-    rng.shuffle(pool)
+    need = [0 if s == seat else max(0, HAND - len(from_deal[s])) for s in range(n)]
+    extras = deal_unseen(pool, need, voids, SUIT_OF, rng)
     hands, fills = [], []
     for s in range(n):
         if s == seat:
@@ -67,7 +82,7 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
             held = set(view.seats[seat].hand or ()) if view is not None and blanks[s] else set()
             fills.append([c for c in mine if c not in held and c not in from_deal[s]] if blanks[s] else [])
         else:
-            extra = [pool.pop() for _ in range(max(0, HAND - len(from_deal[s])))]
+            extra = extras[s]
             fills.append(extra[: blanks[s]])
             hands.append(tuple(from_deal[s]) + tuple(extra))
     world = [events[0]]

@@ -340,3 +340,42 @@ def test_kabuki_tricks_worlds_respect_the_suits_a_seat_did_not_follow():
         voided += sum(1 for v in voids[1:] if v)
         checked += 1
     assert checked > 50 and voided > 0
+
+
+def test_tezuma_worlds_respect_the_suits_a_seat_did_not_follow():
+    """TT-6: a seat that played off the led suit (not by Linking Ring or Cup
+    and Ball) has none of it left, unless a Fire Breathing card of it came
+    back to it; every sampled world agrees (before, worlds ignored it)."""
+    from engines.tezuma_trick import GAME as TT
+    from engines.tezuma_trick.cards import SUIT_OF
+    from engines.tezuma_trick.events import HandDealt, Played, TrickWon
+    from engines.tezuma_trick.expert import determinize as tt_determinize
+
+    options = TT.make_options({})
+    from engines.tezuma_trick.expert import SEARCH as TT_SEARCH
+
+    expert = ExpertBot(TT, TT_SEARCH, 0, options, worlds=1)
+    playout = Playout(TT, 4, options, 12, [expert, "heuristic", "heuristic", "heuristic"])
+    checked = voided = 0
+    while playout.step():
+        state = playout.state
+        if TT.is_over(state) or not expert.events or state.phase != "play":
+            continue
+        last = max(i for i, e in enumerate(expert.events) if type(e) is HandDealt)
+        voids, led = [set() for _ in range(4)], -1
+        for e in expert.events[last + 1:]:
+            if type(e) is Played and e.cards:
+                if led < 0:
+                    led = SUIT_OF[e.cards[0]]
+                elif SUIT_OF[e.cards[0]] != led and e.ability not in ("linking_ring", "cup_and_ball"):
+                    voids[e.seat].add(led)
+            elif type(e) is TrickWon:
+                led = -1
+                if e.returned >= 0:
+                    voids[e.returned_to].discard(SUIT_OF[e.returned])
+        world = TT.fold(tt_determinize(expert.events, 0, TT.view(state, 0), random.Random(checked)))
+        for s in (1, 2, 3):
+            assert not [c for c in world.hands[s] if SUIT_OF[c] in voids[s]], (s, voids[s], world.hands[s])
+        voided += sum(1 for v in voids[1:] if v)
+        checked += 1
+    assert checked > 50 and voided > 0
