@@ -8,7 +8,8 @@ but not the other hands nor later hands' deals. A world gives each other
 seat the cards it was seen to play from its deal (not those it got back by
 Fire Breathing) plus random unseen cards up to 12. Earlier hands count only
 through their scores (the last `tt.hand_scored`). The playout ends with the
-hand (its scoring), so later deals are never needed.
+hand (its scoring); later deals are drawn at random only because the
+engine deals the next hand as soon as one is scored.
 
 A play blanked by the history (GEN-1, `cards: ()`, what a bot rebuilt from
 the history sees) is filled with unseen cards of that seat. A seat that did
@@ -25,7 +26,7 @@ from msgspec.structs import replace
 
 from engines.expert import Search, deal_unseen
 
-from .cards import SUIT_OF, deck_for
+from .cards import ABILITY_IDS, SUIT_OF, deck_for
 from .events import HandDealt, HandScored, Played, Started, TrickWon
 from .state import SCORED, State
 
@@ -85,7 +86,18 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
             extra = extras[s]
             fills.append(extra[: blanks[s]])
             hands.append(tuple(from_deal[s]) + tuple(extra))
-    world = [events[0]]
+    # Later hands' deals are never played (the playout ends with the hand),
+    # but the engine deals the next hand as the hand's last play settles:
+    # random decks, and this hand's face-up cards again.
+    started = events[0]
+    later = []
+    for _ in range(n):
+        deck = list(deck_for(n))
+        rng.shuffle(deck)
+        later.append(tuple(deck))
+    bids = tuple(dealt.bids)
+    abilities = tuple(ABILITY_IDS[a] for a in dealt.abilities)
+    world = [replace(started, decks=tuple(later), bid_rows=(bids,) * n, ability_rows=(abilities,) * n)]
     scored = [e for e in events[:last] if type(e) is HandScored]
     if scored:
         world.append(scored[-1])
