@@ -1,7 +1,7 @@
 """Watching, replaying and following in a real browser (issue 15): a
 spectator follows a bot game live to its end with no hidden card in its
 page or its traffic; the replay viewer's board matches GET .../replay at
-every step it visits; the leaderboard and a player's page render with a
+every step it visits, in each of the four games; the leaderboard and a player's page render with a
 rating chart. Screenshots go to tests/web/artifacts/ (gitignored)."""
 
 from __future__ import annotations
@@ -25,6 +25,71 @@ def kt_card(c: int) -> str:
     return "Joker" if c >= 40 else f"{c % 10 + 1} of {SUITS[c // 10]}"
 
 
+# The other games' card names as the page says them (engines/*/cards.py, en.json).
+CH_SUITS = ("hearts", "spades", "clubs", "diamonds", "cups", "stars")
+CH_VALUES = (4, 5, 5, 6, 6, 7, 7, 8)
+TT_SUITS = ("butterflies", "umbrellas", "fans", "masks")
+
+
+def ch_card(c: int) -> str:
+    return f"{CH_VALUES[c & 7]} of {CH_SUITS[c >> 3]}"
+
+
+def tt_card(c: int) -> str:
+    return f"Trump of {TT_SUITS[c // 12]}" if c % 12 >= 9 else f"{c % 12 + 1} of {TT_SUITS[c // 12]}"
+
+
+def km_card(c: int | None) -> str:
+    return "a covered card" if c is None else f"mask {'ABCDEFGHIJ'[c // 5]}"
+
+
+def _expected_board(game: str, view: dict, seat: int) -> tuple[list[str], str, list[str], str]:
+    """What the replay viewer must draw for a view: the seat's hand, a CSS
+    selector of the board's cards and their names in order, and a line of text."""
+    if game == "kabuki-tricks":
+        trick = [kt_card(c) if c is not None else "a face-down card" for _, c in view["trick"]]
+        return [kt_card(c) for c in view["hand"]], ".trick", trick, f"Round {view['round']} of {view['rounds']}"
+    if game == "cahoots":
+        return ([ch_card(c) for c in view["hand"]], ".trick", [ch_card(c) for _, c in view["table"]],
+                f"Trick {min(view['trick'], 11)} of 11")
+    if game == "tezuma-trick":
+        trick = []
+        for play in view["trick"]:  # no card shown: Five-Color Sand, or a card played face down
+            trick += [tt_card(c) for c in play["cards"]] or ["no card" if play["ability"] == "five_color_sand" else "a face-down card"]
+        hand = view["seats"][seat]["hand"] or []  # Tezuma Trick keeps the seat's own hand in its seat
+        return [tt_card(c) for c in hand], ".trick", trick, f"Hand {view['hand_no']} of {view['hands_total']}"
+    assert game == "kabuki-masks"
+    # Each pile's top (KM-7): the bare actor, a mask, or a card covered since (GEN-1).
+    tops = [f"actor {i + 1}" if top is None and size == 0 else km_card(top)
+            for i, (top, size) in enumerate(zip(view["tops"], view["pile_sizes"]))]
+    return [], ".piles", tops, f"Round {view['round']} of {view['rounds']}"
+
+
+def check_replay_step(page, http: httpx.Client, gid: str, game: str, seat: int, expected_at: int | None = None) -> int:
+    """The replay viewer at the step its URL names: the board and the hand
+    match GET .../replay at that step from that seat, the move list marks it."""
+    at = int(re.search(r"[?&]at=(\d+)", page.url).group(1))
+    if expected_at is not None:
+        assert at == expected_at
+    assert f"seat={seat}" in page.url, "the URL keeps the seat"
+    page.locator(f'#board[data-at="{at}"]').wait_for()
+    page.locator(f'#hand[data-at="{at}"]').wait_for()
+    view = http.get(f"/api/v1/games/{gid}/replay", params={"at": at, "seat": seat}).json()["view"]
+    labels = "els => els.map(e => e.getAttribute('aria-label'))"
+    shown_hand = page.locator("#hand [role=img]").evaluate_all(labels)
+    if view:
+        hand, where, cards, line = _expected_board(game, view, seat)
+        assert shown_hand == hand, at
+        assert page.locator(f"#board {where} [role=img]").evaluate_all(labels) == cards, at
+        assert line in page.locator("#board").inner_text(), at
+    else:
+        assert shown_hand == [], at
+    current = page.locator('#move-list li[aria-current="step"]')
+    if at > 0:
+        assert current.get_attribute("data-version") == str(at)
+    return at
+
+
 def _shot(page, name: str) -> None:
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
@@ -34,11 +99,13 @@ def _player(http: httpx.Client) -> dict:
     return http.post("/api/v1/players", json={"name": unique_name("watch")}).json()
 
 
-def _bot_table(http: httpx.Client, players: int, delay_ms: int, ranked: bool = False, human: dict | None = None) -> tuple[str, dict]:
-    """A Kabuki Tricks table of house bots (with `human` in seat 0 if given)."""
+def _bot_table(http: httpx.Client, players: int, delay_ms: int, ranked: bool = False, human: dict | None = None,
+               game: str = "kabuki-tricks", options: dict | None = None) -> tuple[str, dict]:
+    """A table of house bots (with `human` in seat 0 if given), Kabuki Tricks unless told."""
     host = human or _player(http)
     auth = {"Authorization": f"Bearer {host['token']}"}
-    r = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": players, "ranked": ranked, "bot_delay_ms": delay_ms}, headers=auth)
+    r = http.post("/api/v1/games", json={"game": game, "players": players, "ranked": ranked, "bot_delay_ms": delay_ms,
+                                         "options": options or {}}, headers=auth)
     assert r.status_code == 201, r.text
     gid = r.json()["game_id"]
     first = 0
@@ -148,23 +215,7 @@ def test_the_replay_viewer_matches_the_replay_route_at_every_step_it_visits(new_
         page.get_by_role("heading", name="Replay: Kabuki Tricks").wait_for()
 
         def check(expected_at: int | None = None) -> int:
-            at = int(re.search(r"[?&]at=(\d+)", page.url).group(1))
-            if expected_at is not None:
-                assert at == expected_at
-            assert "seat=0" in page.url, "the URL keeps the seat"
-            page.locator(f'#board[data-at="{at}"]').wait_for()
-            page.locator(f'#hand[data-at="{at}"]').wait_for()
-            view = http.get(f"/api/v1/games/{gid}/replay", params={"at": at, "seat": 0}).json()["view"]
-            shown_hand = page.locator("#hand [role=img]").evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
-            assert shown_hand == [kt_card(c) for c in (view["hand"] if view else [])], at
-            if view:
-                trick = page.locator("#board .trick [role=img]").evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
-                assert trick == [kt_card(c) if c is not None else "a face-down card" for _, c in view["trick"]], at
-                assert f"Round {view['round']} of {view['rounds']}" in page.locator("#board").inner_text()
-            current = page.locator('#move-list li[aria-current="step"]')
-            if at > 0:
-                assert current.get_attribute("data-version") == str(at)
-            return at
+            return check_replay_step(page, http, gid, "kabuki-tricks", 0, expected_at)
 
         check(0)
         for _ in range(3):
@@ -204,6 +255,43 @@ def test_the_replay_viewer_matches_the_replay_route_at_every_step_it_visits(new_
         assert str(ended["seed"]) in fair.inner_text() and ended["salt"] in fair.inner_text()
         assert page.get_by_role("link", name="Download the export (NDJSON)").get_attribute("href") == f"/api/v1/games/{gid}/export"
         _shot(page, "replay-viewer-end")
+
+
+OTHER_GAMES = [
+    # game, title, players, options (masks: no stop window at an all-bot table, KM-3)
+    ("cahoots", "Cahoots", 3, {}),
+    ("tezuma-trick", "Tezuma Trick", 3, {}),
+    ("kabuki-masks", "Kabuki (mask memory)", 2, {"stop_window_ms": 0}),
+]
+
+
+@pytest.mark.parametrize("game,title,players,options", OTHER_GAMES, ids=[g[0] for g in OTHER_GAMES])
+def test_the_replay_viewer_matches_the_replay_route_in_every_game(new_context, live, game, title, players, options):
+    """Kabuki Tricks' viewer is walked through above; the other three games'
+    boards (each module's board and handCard) at a few steps: the start, a few
+    arrow steps, the last round or trick of the "Jump to" list, the end."""
+    with httpx.Client(base_url=live.base_url, timeout=30) as http:
+        gid, _ = _bot_table(http, players, delay_ms=0, game=game, options=options)
+        info = _wait_finished(http, gid)
+        page = new_context().new_page()
+        page.goto(f"/games/{gid}/replay?at=0&seat=0")
+        page.get_by_role("heading", name=f"Replay: {title}").wait_for()
+        check_replay_step(page, http, gid, game, 0, 0)
+        for _ in range(4):
+            page.keyboard.press("ArrowRight")
+        check_replay_step(page, http, gid, game, 0, 4)
+        jumps = page.get_by_label("Jump to").locator("option").evaluate_all("os => os.map(o => o.textContent)")
+        # Every game's rounds (Tezuma Trick's hands) and tricks are listed.
+        wanted = {"cahoots": "Round 1, trick 11", "tezuma-trick": "Round 2", "kabuki-masks": "Round 3"}[game]
+        assert wanted in jumps, jumps
+        page.get_by_label("Jump to").select_option(label=wanted)
+        at = check_replay_step(page, http, gid, game, 0)
+        assert at > 4
+        page.get_by_role("button", name="Step forward").click()
+        check_replay_step(page, http, gid, game, 0, at + 1)
+        page.get_by_role("button", name="Last move").click()
+        check_replay_step(page, http, gid, game, 0, info["version"])
+        _shot(page, f"replay-viewer-{game}")
 
 
 def _play_human_seat(http: httpx.Client, gid: str, token: str, rng: random.Random) -> None:

@@ -53,6 +53,15 @@ function handCard(c) {
   return cardEl({ name, suit: m[2].toLowerCase(), rank: m[1], mark: m[2][0].toUpperCase() });
 }
 
+/** The seat's own cards: `view.hand` in most games, Tezuma Trick keeps them
+ * in `view.seats[seat].hand`; Kabuki masks have no hand at all. */
+function handOf(v) {
+  if (!v) return [];
+  if (Array.isArray(v.hand)) return v.hand;
+  const own = seat !== null && Array.isArray(v.seats) ? v.seats[seat] : null;
+  return own && Array.isArray(own.hand) ? own.hand : [];
+}
+
 async function go(n, { focus = false } = {}) {
   at = Math.max(0, Math.min(max, n));
   slider.value = String(at);
@@ -73,7 +82,7 @@ async function go(n, { focus = false } = {}) {
     const board = $("board");
     board.replaceChildren(...drawBoard(mod, replay.view, info, ctx));
     board.dataset.at = String(replay.at);
-    const hand = replay.view && Array.isArray(replay.view.hand) ? replay.view.hand : [];
+    const hand = handOf(replay.view);
     $("hand").replaceChildren(...(hand.length ? hand.map((c) => handCard(c))
       : [h("p", { class: "hint" }, seat === null ? t("replay.hidden_hands") : t("replay.no_cards"))]));
     $("hand").dataset.at = String(replay.at);
@@ -100,13 +109,14 @@ function play() {
 }
 
 function buildJumps() {
-  // Rounds start with a deal, tricks end when won: every game names them so.
+  // Rounds start with a deal (Tezuma Trick's hands: tt.hand_dealt), tricks end
+  // when won or scored: every game names them so.
   const opts = [h("option", { value: "" }, t("replay.round_or_trick"))];
   let round = 0, trick = 0;
   events.forEach((item) => {
-    const t = item.event.type;
-    if (/\.(dealt|round_started)$/.test(t)) { round += 1; trick = 0; opts.push(h("option", { value: item.version }, t("common.round_n", { n: round }))); }
-    if (/\.(trick_won|trick_scored)$/.test(t)) { trick += 1; opts.push(h("option", { value: item.version }, t("replay.round_trick", { round: Math.max(round, 1), trick }))); }
+    const type = item.event.type; // not `t`: that is the glossary's
+    if (/[._](dealt|round_started)$/.test(type)) { round += 1; trick = 0; opts.push(h("option", { value: item.version }, t("common.round_n", { n: round }))); }
+    if (/\.(trick_won|trick_scored)$/.test(type)) { trick += 1; opts.push(h("option", { value: item.version }, t("replay.round_trick", { round: Math.max(round, 1), trick }))); }
   });
   jump.replaceChildren(...opts);
 }
