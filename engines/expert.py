@@ -70,6 +70,7 @@ class ExpertBot:
         self.events: list = []  # exactly what the seat was shown (redacted events)
         self.fallback = game.bots["heuristic"](seat, options)
         self.searched = 0  # worlds sampled (figures)
+        self.errors = 0  # worlds or playouts that raised (tests hold it at 0)
 
     def observe(self, event: Any) -> None:
         self.events.append(event)
@@ -101,6 +102,7 @@ class ExpertBot:
             try:
                 state = self.game.fold(self.search.determinize(self.events, self.seat, view, rng))
             except Exception:  # a world the sampler could not make consistent: skip it
+                self.errors += 1
                 continue
             seed = rng.getrandbits(32)
             for i in order:
@@ -110,6 +112,7 @@ class ExpertBot:
                 try:
                     value = self._playout(state, legal[i], seed, deadline)
                 except Exception:  # a world the rules cannot play on: no evidence, not a crash
+                    self.errors += 1
                     value = None
                 longest = max(longest, clock() - began)
                 if value is not None:

@@ -246,7 +246,7 @@ def test_every_games_expert_plays_whole_games_and_scores_its_candidates(name, pl
 
     expert._playout = playout_checked
     Playout(game, players, options, 5, [expert] + ["heuristic"] * (players - 1)).run()
-    assert scored and None not in scored
+    assert scored and None not in scored and expert.errors == 0
 
 
 @pytest.mark.parametrize("name,players", GAMES)
@@ -276,7 +276,7 @@ def test_an_expert_rebuilt_from_the_history_still_searches(name, players):
         playout_of = expert._playout
         expert._playout = lambda *args: scored.append(playout_of(*args)) or scored[-1]
         assert expert.act(game.view(state, seat), legal, random.Random(1)) in legal
-        assert scored and None not in scored
+        assert scored and None not in scored and expert.errors == 0
         searched += 1
     assert searched == 6
 
