@@ -37,5 +37,11 @@ async def test_a_person_and_house_bots_play_every_game_to_the_end(server, game):
     engine_events = [msgspec.convert(l["event"], game.event_type) for l in lines if not l["type"].startswith("hm.")]
     state = game.fold(engine_events)
     assert game.is_over(state)
-    assert msgspec.to_builtins(game.result(state)) == info["result"]
-    assert [l["type"] for l in lines].count("hm.game_finished") == 1
+    # The game's result as the engine folds it, plus the table's ranking
+    # (issue 12): nobody forfeited here, so table_places are the game's places.
+    folded = msgspec.to_builtins(game.result(state))
+    assert info["result"] == {**folded, "forfeited": [], "table_places": folded["places"]}
+    finished = [l for l in lines if l["type"] == "hm.game_finished"]
+    assert len(finished) == 1
+    assert finished[0]["event"]["result"] == folded
+    assert finished[0]["event"]["forfeited"] == []

@@ -84,11 +84,13 @@ def test_push_answers_the_default_move_on_time_when_the_function_is_late():
     push = _Push(lambda request: release.wait(10) or LEGAL[0])
     try:
         _post(push.port, _turn(version=11, deadline_ms=400))  # a first call opens the connection
+        # 3 s for the move: the runner keeps a tenth (300 ms) for the answer to
+        # travel, enough on a loaded machine (400 ms left only 40 ms of it).
         started = time.monotonic()
-        r = _post(push.port, _turn(deadline_ms=400))
+        r = _post(push.port, _turn(deadline_ms=3000))
         took = time.monotonic() - started
         assert r.status_code == 200 and r.json()["action"] in LEGAL
-        assert took < 0.4, took  # within the move's time, margin kept
+        assert 2.7 <= took < 3.0, took  # the function had its budget, and the answer came within the move's time
         assert [(rep.kind, rep.request["version"]) for rep in push.reports] == [("late", 11), ("late", 12)]
     finally:
         release.set()
