@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from engines.core import Ctx
 from services.errors import ServiceError
 from services.games import GameService, now_ms
 from services.tables import Table
@@ -69,14 +70,19 @@ class HouseBots:
 
     @staticmethod
     def needs_driver(table: Table) -> bool:
-        """A house bot may act now, or a timed transition is due."""
+        """A house bot's move is awaited, or a due timer would write events.
+        Not an optional chance (a Kabuki masks Stop, KM-2) nor a timer that
+        has passed with nothing to do (KM-3's window while a person places):
+        a table waiting on a person is not stalled, and the sweep must not
+        warn and drive it every 5 s for as long as that person thinks."""
         if table.state is None or table.over:
             return False
-        game = table.game
-        if any(table.bot_for(seat) is not None for seat in game.to_act(table.state)):
+        game, state = table.game, table.state
+        if any(table.bot_for(seat) is not None for seat in game.waiting_for(state)):
             return True
-        due = game.next_timer(table.state)
-        return due is not None and due <= now_ms()
+        due = game.next_timer(state)
+        now = now_ms()
+        return due is not None and due <= now and bool(game.on_timer(state, Ctx(now)))
 
     async def sweep(self, stall_s: float = STALL_S) -> int:
         """Start a driver for every table in play that should have moved
