@@ -307,7 +307,9 @@ def render(report: dict, spec: str, vs: list[str]) -> str:
         f"{spec} against {', '.join(vs)}: {report['games']} games",
         f"win rate {report['win_rate']:.1%} (95% interval {low:.1%}..{high:.1%}; a shared win counts)",
         "mean score by seat: " + ", ".join(f"{s}: {v}" for s, v in enumerate(report["mean_score_by_seat"])),
-        f"time per move: p50 {report['move_ms_p50']} ms, p99 {report['move_ms_p99']} ms",
+        f"time per move: p50 {report['move_ms_p50']} ms, p99 {report['move_ms_p99']} ms"
+        + (f" (CPU: p50 {report['move_cpu_ms_p50']} ms, p99 {report['move_cpu_ms_p99']} ms)"
+           if "move_cpu_ms_p50" in report else ""),
         f"illegal answers: {report['illegal']}, errors (exceptions, timeouts): {report['errors']}",
     ]
     for f in report["failures"][:20]:
