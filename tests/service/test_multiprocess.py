@@ -1,0 +1,313 @@
+"""Issue 16, "Interchangeable API processes": tournaments, agents, timers,
+sessions and spectator counts keep working with two API processes and two
+worker processes, while one of each is SIGKILLed mid-tournament and not
+started again.
+
+Clients reach the API through a round-robin balancer (a TCP proxy in this
+test, one backend per connection, the next one when a backend refuses), so
+consecutive requests of one person land on either process and a cut stream
+resumes at the survivor, as behind an ingress. The spectators that are
+counted, and the web session's cookie, go to each process directly."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import random
+import time
+import uuid
+
+import asyncpg
+import httpx
+import msgspec
+import pytest
+
+from tests.conftest import ROOT, ServerProcess, WorkerProcess, free_test_port
+from tests.service.agent_harness import AGENT_ENV, PullAgentProcess, push_agent, register_agent
+from tests.service.client import ApiClient, SseReader
+from tests.service.tcpgate import TcpGate
+from tests.service.test_faults import Person, _json
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+GAME = "kabuki-tricks"
+TN = "/api/v1/tournaments"
+
+
+class Balancer(TcpGate):
+    """A TCP round-robin over several API processes: each connection goes to
+    the next backend, or the one after when it refuses (a killed process)."""
+
+    def __init__(self, ports: list[int], port: int) -> None:
+        super().__init__(("tcp", "127.0.0.1", ports[0]), port)
+        self._ports = itertools.cycle(ports)
+        self._count = len(ports)
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for _ in range(self._count):
+            try:
+                up_reader, up_writer = await asyncio.open_connection("127.0.0.1", next(self._ports))
+                break
+            except OSError:
+                continue
+        else:
+            writer.transport.abort()
+            return
+        self._writers.update((writer, up_writer))
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except (OSError, asyncio.CancelledError):
+                pass
+            finally:
+                dst.transport.abort()
+                self._writers.discard(dst)
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+
+def _one_request_per_connection(client: ApiClient, origin: str | None = None) -> ApiClient:
+    """No keep-alive: every request is a new connection, so the balancer
+    sends a person's consecutive requests to alternating processes."""
+    old = client.http
+    client.http = httpx.AsyncClient(base_url=client.base_url, timeout=30, cookies=old.cookies,
+                                    headers={"Origin": origin} if origin else None,
+                                    limits=httpx.Limits(max_keepalive_connections=0))
+    asyncio.get_running_loop().create_task(old.aclose())
+    return client
+
+
+@pytest.fixture
+def cluster(server_env, tmp_path):
+    env = dict(server_env, **AGENT_ENV)
+    # House bots think a little, so that tables are still in play at the kill.
+    env.update(HANAMICHI_BOT_DELAY_MS="25", HANAMICHI_TABLE_BOT_DELAY_MS="25")
+    apis = [ServerProcess(free_test_port(), env) for _ in range(2)]
+    workers = [WorkerProcess(env, tmp_path / f"worker{i}.log") for i in range(2)]
+    balancer = Balancer([a.port for a in apis], free_test_port())
+    try:
+        for api in apis:
+            api.start()
+        for worker in workers:
+            worker.start()
+        balancer.start()
+        yield apis, workers, balancer
+    finally:
+        balancer.stop()
+        for process in (*workers, *apis):
+            process.stop()
+
+
+async def _until(check, timeout: float, what: str, workers, every: float = 0.2):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = await check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            logs = "".join(f"\n--- worker {i} ---\n{w.tail(3000)}" for i, w in enumerate(workers))
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}{logs}")
+        await asyncio.sleep(every)
+
+
+async def _spectators(base_url: str, game_id: str) -> int | None:
+    info = await _json(ApiClient(base_url), f"/api/v1/games/{game_id}")
+    return info and info["spectators"]
+
+
+async def _agent_streams(base_url: str) -> int:
+    """Open agent streams at this API process (its own figure: the test sets
+    no PROMETHEUS_MULTIPROC_DIR)."""
+    text = httpx.get(base_url + "/metrics", timeout=10).text
+    return int(sum(float(line.split()[-1]) for line in text.splitlines()
+                   if line.startswith('hanamichi_sse_clients{kind="agent"}')))
+
+
+async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluster, database_url):
+    (api_a, api_b), workers, balancer = cluster
+    lb = f"http://127.0.0.1:{balancer.port}"
+    owner = await ApiClient.register(lb, "organiser")
+    people = [
+        Person(_one_request_per_connection(await ApiClient.register(lb, "prompt")), random.Random(1)),
+        Person(_one_request_per_connection(await ApiClient.register(lb, "slow")), random.Random(2), slow_every=4),
+    ]
+    readers: list[SseReader] = []
+    agents: list = []
+    web = httpx.AsyncClient(timeout=30)
+    try:
+        # A web session: signed in at A, the cookie honoured at B (the secret is shared).
+        name = f"web-{uuid.uuid4().hex[:8]}"
+        r = await web.post(f"{api_a.base_url}/api/v1/players", json={"name": name, "password": "correct horse"})
+        assert r.status_code == 201, r.text
+        web_player = r.json()["player_id"]
+        r = await web.post(f"{api_a.base_url}/api/v1/session", json={"name": name, "password": "correct horse"})
+        assert r.status_code == 200, r.text
+        for api in (api_a, api_b):
+            r = await web.get(f"{api.base_url}/api/v1/session")
+            assert r.status_code == 200 and r.json()["name"] == name, (api.port, r.text)
+
+        pull = await register_agent(owner, "puller", [GAME], mode="pull")
+        agents.append(PullAgentProcess(lb, pull["token"]))
+        push, push_process = await push_agent(owner, "good", GAME)
+        agents.append(push_process)
+
+        r = await owner.post(TN, {
+            "game": GAME, "start_ms": int(time.time() * 1000) + 2000, "table_size": 4, "format": "swiss",
+            "rounds": 2, "bots": "fill", "fill_to": 8, "max_entrants": 8, "min_entrants": 2,
+            "time_control": {"move_ms": 1000, "bank_ms": 0},
+        })
+        assert r.status_code == 201, r.text
+        tid = r.json()["tournament_id"]
+        for person in people:
+            r = await person.client.post(f"{TN}/{tid}/registrations")
+            assert r.status_code == 200, r.text
+        # The signed-in person enters with the cookie at B (a write: CSRF token and Origin).
+        r = await web.post(f"{api_b.base_url}{TN}/{tid}/registrations",
+                           headers={"Origin": api_b.base_url, "X-CSRF-Token": web.cookies["hm_csrf"]})
+        assert r.status_code == 200, r.text
+        for agent in (pull, push):
+            r = await owner.post(f"/api/v1/agents/{agent['agent_id']}/tournaments/{tid}")
+            assert r.status_code == 200, r.text
+        # ... and plays through the balancer with the cookie alone (no token).
+        web_client = ApiClient(lb, name=name)
+        web_client.player_id = web_player
+        web_client.http.cookies = web.cookies
+        people.append(Person(_one_request_per_connection(web_client, origin=lb), random.Random(3)))
+        people[-1].client.http.headers["X-CSRF-Token"] = web.cookies["hm_csrf"]
+
+        games: set[str] = set()
+        playing = [asyncio.create_task(p.follow(tid, games)) for p in people]
+
+        async def first_round():
+            paired = await _json(owner, f"{TN}/{tid}/rounds/1")
+            return paired["tables"] if paired and paired["tables"] else None
+
+        tables = await _until(first_round, 20, "round 1", workers)
+        assert len(tables) == 2
+        # Spectators of every table of round 1 through the balancer, from the first event on.
+        readers = [SseReader(lb, t["game_id"]).start() for t in tables]
+
+        # A table waiting for its second player: its spectators stay until told to go.
+        watched = await owner.create_game(GAME, 2)
+        await owner.sit(watched, 0)
+        at_a = [SseReader(api_a.base_url, watched).start() for _ in range(2)]
+        at_b = [SseReader(api_b.base_url, watched).start()]
+        readers += [*at_a, *at_b]
+
+        async def counted(n: int, apis=(api_a, api_b)):
+            return all([await _spectators(api.base_url, watched) == n for api in apis])
+
+        await _until(lambda: counted(3), 15, "3 spectators (2 at A, 1 at B) seen from both processes", workers)
+
+        async def under_way():
+            infos = [await _json(owner, f"/api/v1/games/{t['game_id']}") for t in tables]
+            return all(i and i["version"] >= 15 and i["status"] != "finished" for i in infos)
+
+        await _until(under_way, 20, "both tables under way", workers, every=0.1)
+
+        # SIGKILL one API process and one worker mid-tournament; neither comes back.
+        # The victim is the process that serves the pull agent's stream, so the
+        # agent must resume at the other one.
+        streams = [await _agent_streams(api.base_url) for api in (api_a, api_b)]
+        assert sum(streams) == 1, streams
+        victim, survivor = (api_a, api_b) if streams[0] else (api_b, api_a)
+        versions_before = [(await _json(owner, f"/api/v1/games/{t['game_id']}"))["version"] for t in tables]
+        victim.kill()
+        workers[0].kill()
+        killed_at = time.monotonic()
+
+        # The session still works at the survivor.
+        r = await web.get(f"{survivor.base_url}/api/v1/session")
+        assert r.status_code == 200 and r.json()["name"] == name, r.text
+        # The victim's spectators are gone with it: the count settles to the
+        # survivor's own once the victim's entries lapse (WATCHERS_TTL_S).
+        gone, stayed = (at_a, at_b) if victim is api_a else (at_b, at_a)
+        for reader in gone:
+            await reader.stop()
+        assert await _spectators(survivor.base_url, watched) == 3, "the victim's entries count until they lapse"
+        await _until(lambda: counted(len(stayed), (survivor,)), 25, f"the count to settle to {len(stayed)}", workers)
+        settled_s = time.monotonic() - killed_at
+        # One who comes back at the survivor is counted again.
+        readers.append(SseReader(survivor.base_url, watched).start())
+        await _until(lambda: counted(len(stayed) + 1, (survivor,)), 10, "the returning spectator counted", workers)
+
+        async def finished():
+            summary = await _json(owner, f"{TN}/{tid}")
+            return summary and summary["status"] == "finished"
+
+        await _until(finished, 90, "the tournament to finish", workers, every=0.5)
+        await asyncio.wait_for(asyncio.gather(*playing), 30)
+        assert survivor.proc.poll() is None and workers[1].proc.poll() is None, workers[1].tail()
+
+        all_games = set()
+        for round_no in (1, 2):
+            paired = await _json(owner, f"{TN}/{tid}/rounds/{round_no}")
+            all_games |= {t["game_id"] for t in paired["tables"]}
+        assert len(all_games) == 4
+        finals = {}
+        for game_id in all_games:
+            info = await _json(owner, f"/api/v1/games/{game_id}")
+            assert info["status"] == "finished" and info["result"], info
+            finals[game_id] = info["version"]
+        # The kill came mid-game: play went on after it at both tables.
+        assert all(finals[t["game_id"]] > v for t, v in zip(tables, versions_before))
+
+        # Nothing acknowledged is lost: every 200 is in the log as answered.
+        conn = await asyncpg.connect(database_url)
+        try:
+            acks = [a for p in people for a in p.acks]
+            assert all(p.acks for p in people), "every person moved (the web one by cookie)"
+            for ack in acks:
+                outcome = await conn.fetchval(
+                    "SELECT outcome FROM commands WHERE stream_id = $1 AND command_id = $2", ack.game_id, ack.command_id)
+                assert outcome is not None, f"acknowledged command {ack.command_id} is not in the log"
+                assert msgspec.json.decode(outcome)["version"] == ack.version
+                first = ack.version - len(ack.types) + 1
+                rows = await conn.fetch(
+                    "SELECT version, type FROM events WHERE stream_id = $1 AND version BETWEEN $2 AND $3 ORDER BY version",
+                    ack.game_id, first, ack.version)
+                assert [r["type"] for r in rows] == ack.types and rows[0]["version"] == first
+            # Timers: deadlines played for the slow person.
+            auto = await conn.fetchval(
+                "SELECT count(*) FROM events WHERE type = 'hm.move_played_for_seat' AND stream_id = ANY($1::text[])",
+                list(all_games))
+            assert auto >= 1
+            # Both agents played moves of their own, in round 2 too (after the kills).
+            for agent in (pull, push):
+                own = {1: 0, 2: 0}
+                for round_no in (1, 2):
+                    for t in (await _json(owner, f"{TN}/{tid}/rounds/{round_no}"))["tables"]:
+                        if agent["agent_id"] in t["seats"]:
+                            seat = t["seats"].index(agent["agent_id"])
+                            rows = await conn.fetch("SELECT command_id, outcome FROM commands WHERE stream_id = $1",
+                                                    t["game_id"])
+                            own[round_no] += sum(1 for r in rows if msgspec.json.decode(r["outcome"]).get("seat") == seat
+                                                 and not r["command_id"].startswith(("auto:", "bot:")))
+                assert own[1] > 0 and own[2] > 0, (agent["name"], own)
+        finally:
+            await conn.close()
+
+        # Spectators of round 1 saw every event once, in order, across the kill.
+        for reader, table in zip(readers, tables):
+            await asyncio.wait_for(reader.ended.wait(), 30)
+            final = finals[table["game_id"]]
+            versions = [m["version"] for m in reader.game_events]
+            assert versions == list(range(1, final + 1)), (
+                f"duplicates {len(versions) - len(set(versions))}, "
+                f"missing {sorted(set(range(1, final + 1)) - set(versions))[:10]}")
+            assert reader.messages[-1]["event"] == "end"
+        print(f"\nkilled API process {'A' if victim is api_a else 'B'}; "
+              f"spectator count settled {settled_s:.1f} s after the kill")
+    finally:
+        for reader in readers:
+            await reader.stop()
+        for agent in agents:
+            agent.stop()
+        for person in people:
+            await person.client.close()
+        await owner.close()
+        await web.aclose()
