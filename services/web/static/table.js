@@ -22,6 +22,11 @@ let sending = false;
 let minVersion = 0;
 const regions = {};
 const buttons = new Map(); // key -> button, kept across renders so focus stays put
+// Keyboard users keep their place: when the focused move goes (a card played)
+// or is disabled while a move is under way, focus waits on the "Your moves"
+// heading and returns to the same place once moves are enabled again, unless
+// the person has gone elsewhere meanwhile. The index of that place, or null.
+let parkedAt = null;
 
 function names(seat) {
   if (mod && mod.seatName) {
@@ -86,6 +91,8 @@ function layout() {
   regions.seats = h("ul", { class: "seats" });
   regions.board = h("div", { class: "board" });
   regions.moves = h("div", { class: "move-buttons" });
+  regions.movesHeading = h("h2", { tabindex: "-1" }, t("table.your_moves")); // where focus waits (parkedAt)
+  regions.moves.addEventListener("keydown", arrowKeys);
   regions.result = h("section", { class: "result", "aria-labelledby": "result-h", hidden: true });
   regions.log = h("ol", { class: "log" });
   root.classList.add(`game-${info.game}`);
@@ -96,7 +103,7 @@ function layout() {
     regions.result,
     h("section", { class: "players", "aria-label": t("table.players") }, regions.seats),
     h("section", { class: "table-board", "aria-label": t("table.title") }, regions.board),
-    h("section", { class: "your-moves", "aria-label": t("table.your_moves") }, h("h2", {}, t("table.your_moves")), regions.error, regions.moves),
+    h("section", { class: "your-moves", "aria-label": t("table.your_moves") }, regions.movesHeading, regions.error, regions.moves),
     h("section", { class: "move-list", "aria-labelledby": "log-h" }, h("h2", { id: "log-h" }, t("table.move_list")), regions.log),
   );
   setInterval(tick, 250);
@@ -181,6 +188,8 @@ function renderResult() {
 // "Your moves": one button per card in hand and per other action the game
 // has, enabled exactly when legal_actions offers it now.
 function renderMoves() {
+  const before = document.activeElement;
+  const focusedAt = regions.moves.contains(before) ? [...regions.moves.children].indexOf(before) : -1;
   const legal = info.legal_actions || [];
   const items = info.view && info.your_seat !== null && info.your_seat !== undefined ? mod.moves(info.view, info, ctx) : [];
   const seen = new Set();
@@ -205,6 +214,34 @@ function renderMoves() {
   for (const key of [...buttons.keys()]) if (!seen.has(key)) buttons.delete(key);
   if (!list.length) list.push(h("p", { class: "hint" }, info.your_seat === null || info.your_seat === undefined ? t("table.watching") : t("table.no_moves")));
   regions.moves.replaceChildren(...list);
+  keepFocus(before, focusedAt, list);
+}
+
+// Re-adding the buttons drops focus (a removed node loses it), and a played
+// card's button is gone: put focus back where the person was (see parkedAt).
+function keepFocus(before, focusedAt, list) {
+  const active = document.activeElement;
+  if (focusedAt >= 0 && (active !== before || before.disabled)) parkedAt = focusedAt;
+  else if (active !== regions.movesHeading && active !== document.body && active !== null) parkedAt = null; // elsewhere
+  if (parkedAt === null) return;
+  const enabled = list.filter((b) => b.tagName === "BUTTON" && !b.disabled);
+  if (!enabled.length) { regions.movesHeading.focus({ preventScroll: true }); return; }
+  const target = enabled.includes(before) ? before : list.slice(parkedAt).find((b) => enabled.includes(b)) || enabled[enabled.length - 1];
+  parkedAt = null;
+  target.focus({ preventScroll: true });
+}
+
+// Arrow keys (and Home/End) move between the enabled moves; Tab still leaves.
+function arrowKeys(e) {
+  const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[e.key];
+  if (!step && e.key !== "Home" && e.key !== "End") return;
+  const enabled = [...regions.moves.querySelectorAll("button:enabled")];
+  if (!enabled.length) return;
+  e.preventDefault();
+  const i = enabled.indexOf(document.activeElement);
+  const n = enabled.length;
+  const next = e.key === "Home" ? 0 : e.key === "End" ? n - 1 : i < 0 ? (step > 0 ? 0 : n - 1) : (i + step + n) % n;
+  enabled[next].focus();
 }
 
 function tick() {
