@@ -93,9 +93,9 @@ def lobby_page(request: Request) -> Response[str]:
   <p class="hint" id="new-table-signin" hidden><a href="/signin">{_("nav.signin")}</a> {_("lobby.to_open")}</p>
   <form id="new-table-form" aria-labelledby="new-table-h" hidden></form>
 </section>
-<section aria-labelledby="open-h"><h2 id="open-h">{_("lobby.open")}</h2><ul class="tables" id="tables-open" aria-labelledby="open-h"></ul></section>
-<section aria-labelledby="playing-h"><h2 id="playing-h">{_("lobby.playing")}</h2><ul class="tables" id="tables-playing" aria-labelledby="playing-h"></ul></section>
-<section aria-labelledby="finished-h"><h2 id="finished-h">{_("lobby.finished")}</h2><ul class="tables" id="tables-finished" aria-labelledby="finished-h"></ul></section>
+<section aria-labelledby="open-h"><h2 id="open-h">{_("lobby.open")}</h2><ul class="tables" data-empty="{_("common.none_right_now")}" id="tables-open" aria-labelledby="open-h"></ul></section>
+<section aria-labelledby="playing-h"><h2 id="playing-h">{_("lobby.playing")}</h2><ul class="tables" data-empty="{_("common.none_right_now")}" id="tables-playing" aria-labelledby="playing-h"></ul></section>
+<section aria-labelledby="finished-h"><h2 id="finished-h">{_("lobby.finished")}</h2><ul class="tables" data-empty="{_("common.none_right_now")}" id="tables-finished" aria-labelledby="finished-h"></ul></section>
 <p class="status" role="status" id="lobby-status"></p>
 """
     return shell(_("lobby.title"), main, ("lobby.js",), page="lobby", request=request)

@@ -44,7 +44,7 @@ def agents_page(request: Request) -> Response[str]:
       <p id="created-secret-row" hidden><label for="created-secret">{_("agents.secret")}</label> <input id="created-secret" readonly></p>
     </div>
   </section>
-  <section aria-labelledby="list-h"><h2 id="list-h">{_("agents.list")}</h2><ul id="agent-list" class="tables"></ul>
+  <section aria-labelledby="list-h"><h2 id="list-h">{_("agents.list")}</h2><ul id="agent-list" class="tables" data-empty="{_("common.none_right_now")}"></ul>
     <p class="status" role="status" id="agents-status"></p></section>
   <template id="sparring-games">{options}</template>
 </div>

@@ -70,9 +70,9 @@ def tournaments_page(request: Request) -> Response[str]:
     options = "".join(f'<option value="{g}">{_("game." + g)}</option>' for g in available())
     main = f"""
 <h1>{_("nav.tournaments")}</h1>
-<section aria-labelledby="upcoming-h"><h2 id="upcoming-h">{_("tn.upcoming")}</h2><ul class="tables" id="t-registering"></ul></section>
-<section aria-labelledby="running-h"><h2 id="running-h">{_("tn.running")}</h2><ul class="tables" id="t-running"></ul></section>
-<section aria-labelledby="finished-h"><h2 id="finished-h">{_("tn.finished")}</h2><ul class="tables" id="t-finished"></ul></section>
+<section aria-labelledby="upcoming-h"><h2 id="upcoming-h">{_("tn.upcoming")}</h2><ul class="tables" data-empty="{_("common.none_right_now")}" id="t-registering"></ul></section>
+<section aria-labelledby="running-h"><h2 id="running-h">{_("tn.running")}</h2><ul class="tables" data-empty="{_("common.none_right_now")}" id="t-running"></ul></section>
+<section aria-labelledby="finished-h"><h2 id="finished-h">{_("tn.finished")}</h2><ul class="tables" data-empty="{_("common.none_right_now")}" id="t-finished"></ul></section>
 <section class="panel" aria-labelledby="create-h">
   <h2 id="create-h">{_("tn.create")}</h2>
   <form id="create-form" aria-labelledby="create-h" class="form-grid">

@@ -17,6 +17,15 @@ GLOSSARY = Path(__file__).resolve().parents[2] / "services" / "web" / "static" /
 PAGES = ["/", "/live", "/tournaments", "/leaderboards", "/how-to-play/kabuki-masks", "/account", "/agents"]
 
 
+EMPTY_LISTS = """() => [...document.querySelectorAll('ul.tables')].map((ul) => {
+  const copy = ul.cloneNode(false);
+  ul.after(copy);
+  const content = getComputedStyle(copy, '::after').content;
+  copy.remove();
+  return content;
+})"""
+
+
 def assert_translated(page, lang: str) -> None:
     keys = json.loads((GLOSSARY / "en.json").read_text(encoding="utf-8"))
     page.wait_for_function("() => document.readyState === 'complete'")
@@ -24,6 +33,11 @@ def assert_translated(page, lang: str) -> None:
     body = page.inner_text("body")
     raw = [k for k in keys if k in body]
     assert not raw, f"{page.url}: raw keys shown {raw}"
+    # An empty list of tables says so in the language (app.css shows data-empty):
+    # what each list on the page shows once empty, read from an empty copy of it.
+    none = json.loads((GLOSSARY / f"{lang}.json").read_text(encoding="utf-8"))["common.none_right_now"]
+    shown = page.evaluate(EMPTY_LISTS)
+    assert all(text == json.dumps(none) for text in shown), f"{page.url}: empty lists show {shown}, not {none!r}"
 
 
 @pytest.mark.parametrize("lang, lobby", [("it", "Sala"), ("es", "Sala")])
