@@ -136,9 +136,10 @@ class ExpertBot:
 
     def _playout(self, state: Any, action: Any, seed: int, deadline: float | None = None) -> float | None:
         """The expert's `action`, then heuristic bots to the end of the round.
-        The turn model is the simulator's (engines/playout.py), made
-        deterministic: seats that may act without being awaited (a Kabuki
-        masks Stop) are asked first, each may let the moment pass (None);
+        The turn model is the simulator's (engines/playout.py), on the
+        playout's seeded rng: seats that may act without being awaited (a
+        Kabuki masks Stop) are asked first in a random order, each may let
+        the moment pass (None);
         then the awaited seat acts, once its wait (`next_timer`) is over;
         with nobody to ask, the timer fires."""
         game, search, seat = self.game, self.search, self.seat
@@ -181,7 +182,10 @@ class ExpertBot:
                 return None  # past the budget: abandoned, not scored
             awaited = game.waiting_for(state)
             acted = False
-            for mover in sorted(game.to_act(state) - awaited):  # chances first: each may pass
+            chances = sorted(game.to_act(state) - awaited)
+            if len(chances) > 1:
+                rng.shuffle(chances)  # who speaks first is luck, as in the simulator: no seat is favoured
+            for mover in chances:  # chances first: each may pass
                 legal = game.legal_actions(state, mover, now)
                 if legal:
                     choice = bots[mover].act(game.view(state, mover), legal, rng)
