@@ -69,15 +69,19 @@ class Balancer(TcpGate):
 
         await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
 
+    def stop(self) -> None:
+        super().stop()
+        self._loop.close()  # its thread has ended: free the loop's sockets
 
-def _one_request_per_connection(client: ApiClient, origin: str | None = None) -> ApiClient:
+
+async def _one_request_per_connection(client: ApiClient, origin: str | None = None) -> ApiClient:
     """No keep-alive: every request is a new connection, so the balancer
     sends a person's consecutive requests to alternating processes."""
     old = client.http
     client.http = httpx.AsyncClient(base_url=client.base_url, timeout=30, cookies=old.cookies,
                                     headers={"Origin": origin} if origin else None,
                                     limits=httpx.Limits(max_keepalive_connections=0))
-    asyncio.get_running_loop().create_task(old.aclose())
+    await old.aclose()
     return client
 
 
@@ -114,15 +118,18 @@ async def _until(check, timeout: float, what: str, workers, every: float = 0.2):
         await asyncio.sleep(every)
 
 
-async def _spectators(base_url: str, game_id: str) -> int | None:
-    info = await _json(ApiClient(base_url), f"/api/v1/games/{game_id}")
-    return info and info["spectators"]
+async def _spectators(web: httpx.AsyncClient, base_url: str, game_id: str) -> int | None:
+    try:
+        r = await web.get(f"{base_url}/api/v1/games/{game_id}")
+    except httpx.HTTPError:
+        return None
+    return r.json()["spectators"] if r.status_code == 200 else None
 
 
-async def _agent_streams(base_url: str) -> int:
+async def _agent_streams(web: httpx.AsyncClient, base_url: str) -> int:
     """Open agent streams at this API process (its own figure: the test sets
     no PROMETHEUS_MULTIPROC_DIR)."""
-    text = httpx.get(base_url + "/metrics", timeout=10).text
+    text = (await web.get(base_url + "/metrics")).text
     return int(sum(float(line.split()[-1]) for line in text.splitlines()
                    if line.startswith('hanamichi_sse_clients{kind="agent"}')))
 
@@ -130,14 +137,16 @@ async def _agent_streams(base_url: str) -> int:
 async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluster, database_url):
     (api_a, api_b), workers, balancer = cluster
     lb = f"http://127.0.0.1:{balancer.port}"
-    owner = await ApiClient.register(lb, "organiser")
+    owner = await _one_request_per_connection(await ApiClient.register(lb, "organiser"))
     people = [
-        Person(_one_request_per_connection(await ApiClient.register(lb, "prompt")), random.Random(1)),
-        Person(_one_request_per_connection(await ApiClient.register(lb, "slow")), random.Random(2), slow_every=4),
+        Person(await _one_request_per_connection(await ApiClient.register(lb, "prompt")), random.Random(1)),
+        Person(await _one_request_per_connection(await ApiClient.register(lb, "slow")), random.Random(2), slow_every=4),
     ]
     readers: list[SseReader] = []
     agents: list = []
     web = httpx.AsyncClient(timeout=30)
+    viewer = httpx.AsyncClient(timeout=10)
+    started = time.monotonic()
     try:
         # A web session: signed in at A, the cookie honoured at B (the secret is shared).
         name = f"web-{uuid.uuid4().hex[:8]}"
@@ -176,7 +185,7 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
         web_client = ApiClient(lb, name=name)
         web_client.player_id = web_player
         web_client.http.cookies = web.cookies
-        people.append(Person(_one_request_per_connection(web_client, origin=lb), random.Random(3)))
+        people.append(Person(await _one_request_per_connection(web_client, origin=lb), random.Random(3)))
         people[-1].client.http.headers["X-CSRF-Token"] = web.cookies["hm_csrf"]
 
         games: set[str] = set()
@@ -199,7 +208,8 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
         readers += [*at_a, *at_b]
 
         async def counted(n: int, apis=(api_a, api_b)):
-            return all([await _spectators(api.base_url, watched) == n for api in apis])
+            # Read without the session cookie: a seat's stream is not a spectator, a reader is anyone.
+            return all([await _spectators(viewer, api.base_url, watched) == n for api in apis])
 
         await _until(lambda: counted(3), 15, "3 spectators (2 at A, 1 at B) seen from both processes", workers)
 
@@ -212,13 +222,17 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
         # SIGKILL one API process and one worker mid-tournament; neither comes back.
         # The victim is the process that serves the pull agent's stream, so the
         # agent must resume at the other one.
-        streams = [await _agent_streams(api.base_url) for api in (api_a, api_b)]
-        assert sum(streams) == 1, streams
+        async def agent_stream_at():
+            streams = [await _agent_streams(viewer, api.base_url) for api in (api_a, api_b)]
+            return streams if sum(streams) == 1 else None
+
+        streams = await _until(agent_stream_at, 10, "the pull agent's one stream", workers)
         victim, survivor = (api_a, api_b) if streams[0] else (api_b, api_a)
         versions_before = [(await _json(owner, f"/api/v1/games/{t['game_id']}"))["version"] for t in tables]
         victim.kill()
         workers[0].kill()
         killed_at = time.monotonic()
+        print(f"\nkilled {killed_at - started:.1f} s into the test")
 
         # The session still works at the survivor.
         r = await web.get(f"{survivor.base_url}/api/v1/session")
@@ -228,7 +242,7 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
         gone, stayed = (at_a, at_b) if victim is api_a else (at_b, at_a)
         for reader in gone:
             await reader.stop()
-        assert await _spectators(survivor.base_url, watched) == 3, "the victim's entries count until they lapse"
+        assert await _spectators(viewer, survivor.base_url, watched) == 3, "the victim's entries count until they lapse"
         await _until(lambda: counted(len(stayed), (survivor,)), 25, f"the count to settle to {len(stayed)}", workers)
         settled_s = time.monotonic() - killed_at
         # One who comes back at the survivor is counted again.
@@ -240,6 +254,7 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
             return summary and summary["status"] == "finished"
 
         await _until(finished, 90, "the tournament to finish", workers, every=0.5)
+        print(f"tournament finished {time.monotonic() - killed_at:.1f} s after the kill")
         await asyncio.wait_for(asyncio.gather(*playing), 30)
         assert survivor.proc.poll() is None and workers[1].proc.poll() is None, workers[1].tail()
 
@@ -311,3 +326,4 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
             await person.client.close()
         await owner.close()
         await web.aclose()
+        await viewer.aclose()
