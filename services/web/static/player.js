@@ -73,7 +73,13 @@ async function games() {
   $("p-tournaments").replaceChildren(...g.tournaments.map((tn) => h("li", {},
     h("a", { href: `/tournaments/${tn.tournament_id}` }, `${title(tn.game)}, ${fmtDate(tn.start_ms)}`), ` (${tnStatus(tn.status)})`)));
   if (!g.tournaments.length) $("p-tournaments").replaceChildren(h("li", { class: "hint" }, t("player.none")));
+  return g;
 }
 
-games().catch((err) => { $("p-status").textContent = describe(err); });
-ratings();
+// Ratings come from ranked games: without one among the recent games (and
+// fewer than a full page of them) there is nothing to ask, and the 404 the
+// API would answer is a console error in the browser.
+games().then((g) => {
+  if (g.games.some((x) => x.ranked) || g.games.length >= 30) ratings();
+  else $("p-charts").replaceChildren(h("p", { class: "hint" }, t("player.no_rated")));
+}).catch((err) => { $("p-status").textContent = describe(err); ratings(); });
