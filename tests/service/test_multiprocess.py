@@ -327,3 +327,47 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
         await owner.close()
         await web.aclose()
         await viewer.aclose()
+
+
+async def test_a_deadline_whose_worker_died_mid_job_is_played_by_the_sweep(server, server_env, redis_url, tmp_path):
+    """A worker SIGKILLed while it runs a deadline job leaves arq's state
+    behind: the job still queued, and its in-progress key held for the
+    worker-wide lease (the longest job timeout, call_agent's hour, + 10 s),
+    so no other worker runs it and re-enqueueing its id is refused. The test
+    leaves exactly that state (without racing a kill against a job of a few
+    ms): the sweep must still play the seat's default move."""
+    import redis.asyncio as aioredis
+    from arq.constants import in_progress_key_prefix
+
+    from services.deadlines import deadline_job_id
+
+    worker = WorkerProcess(server_env, tmp_path / "worker.log").start()
+    host = await ApiClient.register(server.base_url, "absent")
+    rds = aioredis.Redis.from_url(redis_url)
+    try:
+        r = await host.post("/api/v1/games", {"game": GAME, "players": 2, "time_control": {"move_ms": 1000}})
+        assert r.status_code == 201, r.text
+        game_id = r.json()["game_id"]
+        await host.sit(game_id, 0)
+        assert (await host.post(f"/api/v1/games/{game_id}/bots", {"seat": 1, "bot": "random"})).status_code == 200
+
+        async def awaited():
+            info = await host.game(game_id)
+            return info["legal_actions"] and info["version"]
+
+        version = await _until(awaited, 10, "the person's turn", [worker], every=0.02)
+        # The worker "took" the job and died with it, before it was due.
+        taken = await rds.set(in_progress_key_prefix + deadline_job_id(game_id, version, 0), b"1", px=3_610_000)
+        assert taken and (await host.game(game_id))["version"] == version, "the deadline had not fired yet"
+
+        async def played():
+            events = (await host.get(f"/api/v1/games/{game_id}/events", after=version)).json()["events"]
+            return [e["event"] for e in events if e["event"]["type"] == "hm.move_played_for_seat"]
+
+        # Deadline 1 s, then the sweep every 5 s: well within 15 s (not an hour).
+        played_for = await _until(played, 15, "the sweep to play the deadline", [worker])
+        assert played_for[0]["seat"] == 0 and played_for[0]["reason"] == "timeout"
+    finally:
+        await rds.aclose()
+        await host.close()
+        worker.stop()
