@@ -151,17 +151,24 @@ class Hub:
     async def watch(self, stream_id: str, keepalive_s: float):
         """What an SSE response follows: a Notice at once (read the backlog:
         the subscription is already in place, so nothing falls in between),
-        then one per notice, and None whenever `keepalive_s` passes quietly.
-        Use with contextlib.aclosing, so the subscription ends with the client."""
+        then one per notice, and None every `keepalive_s` by the clock.
+        Use with contextlib.aclosing, so the subscription ends with the client.
+
+        By the clock, not after `keepalive_s` without a notice: the resync
+        delivers a bare notice every second, so a stream with nothing to send
+        (a duplicate round's withheld results, an embargoed table) would
+        otherwise never send a byte, and its client or proxy would time it out."""
         sub = self.subscribe(stream_id)
         try:
             if self.ending:
                 return
             yield Notice(stream_id, 0, self.latest_version(stream_id))
+            due = time.monotonic() + keepalive_s
             while True:
                 try:
-                    notice = await asyncio.wait_for(sub.queue.get(), keepalive_s)
+                    notice = await asyncio.wait_for(sub.queue.get(), max(0.0, due - time.monotonic()))
                 except asyncio.TimeoutError:
+                    due = time.monotonic() + keepalive_s
                     yield None
                     continue
                 if notice is END:
