@@ -61,7 +61,8 @@ export function seatLine(v, seat) {
 export function board(v, info, ctx) {
   const { h } = ctx;
   const out = [h("p", { class: "round" }, t("tt.hand_line", { hand: v.hand_no, hands: v.hands_total, dealer: ctx.name(v.dealer) }) + " · "
-    + (v.phase === "draft" ? t("tt.the_draft") : t("tt.trick_of", { n: v.trick_no }))
+    // After a hand's 12th trick the count has moved on (13) until the next deal: say 12.
+    + (v.phase === "draft" ? t("tt.the_draft") : t("tt.trick_of", { n: Math.min(v.trick_no, 12) }))
     + (v.led_suit >= 0 ? ` · ${t("tt.led", { suit: suitName(v.led_suit) })}` : ""))];
   if (v.phase === "draft" || v.open_pains.length || v.open_bids.length || v.open_abilities.length) {
     out.push(h("div", { class: "draft" },
