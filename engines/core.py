@@ -128,6 +128,21 @@ def places_from(scores: Sequence[float], tiebreak: Sequence[float] | None = None
     return [1 + sum(1 for other in keys if other > k) for k in keys]
 
 
+def settle(evolve: Callable[[Any, Any], Any], automatic: Callable[[Any], list], state: Any, events: list) -> list:
+    """Issue 13, the one mechanism for automatic transitions: `events` (taken
+    in `state`) followed by every event the rules then take by themselves
+    (`Game.automatic`), until a seat or a real timer must move the game.
+    Each game's `decide` and `on_timer` end with it, so a table of people
+    never waits for anything but a person or the clock."""
+    for event in events:
+        state = evolve(state, event)
+    while more := automatic(state):
+        events.extend(more)
+        for event in more:
+            state = evolve(state, event)
+    return events
+
+
 class Bot(Protocol):
     """A house bot for one seat of one game. It sees what its seat sees:
     `observe` gets the seat's redacted events (memory bots keep what they saw),
@@ -176,6 +191,12 @@ class Game(Generic[S, E, A, O]):
     # is optional and nobody's deadline.
     awaited: Callable[[S], frozenset[int]] | None = None
     on_timer: Callable[[S, Ctx], list[E]] = lambda state, ctx: []
+    # Issue 13: the events the rules take by themselves in a state, with no
+    # seat acting and no time passing (a trick scored, the next hand or round
+    # dealt, the game's end); [] when a seat or a timer moves the game next.
+    # `decide` and `on_timer` already end with them (`settle`), so callers
+    # never apply them; the conformance suite checks none is left pending.
+    automatic: Callable[[S], list[E]] = lambda state: []
     # Test support for the conformance suite: the card identities a viewer
     # must not know in a state, every card identity a view or a redacted
     # event reveals, and every card in the state (for conservation).

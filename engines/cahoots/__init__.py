@@ -6,7 +6,7 @@ from engines.cahoots.actions import AnyAction
 from engines.cahoots.bots import HeuristicBot, RandomBot
 from engines.cahoots.events import DEAL_TAGS, AnyEvent
 from engines.cahoots.options import Options
-from engines.cahoots.rules import decide, describe, is_over, legal_actions, result, start, to_act
+from engines.cahoots.rules import automatic, decide, describe, is_over, legal_actions, result, start, to_act
 from engines.cahoots.state import evolve
 from engines.cahoots.view import all_cards, hidden_cards, redact, revealed_cards, view
 from engines.core import Game
@@ -36,6 +36,7 @@ GAME = Game(
     revealed_cards=revealed_cards,
     all_cards=all_cards,
     describe=describe,
+    automatic=automatic,
     deal_tags=DEAL_TAGS,
 )
 

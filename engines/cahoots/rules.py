@@ -17,7 +17,7 @@ from engines.cahoots.cards import (
 from engines.cahoots.events import Chose, Dealt, GameEnded, Picked, Played, Started, TrickScored
 from engines.cahoots.options import Options
 from engines.cahoots.state import CHOOSE, ENDED, OVER, PICK as PICKING, PLAY as PLAYING, SCORING, State, evolve
-from engines.core import Chance, Ctx, Result, RuleError, places_from
+from engines.core import Chance, Ctx, Result, RuleError, places_from, settle
 
 _SEAT_SETS = {-1: frozenset(), **{seat: frozenset((seat,)) for seat in range(4)}}
 
@@ -95,36 +95,28 @@ def pick_order(points: tuple[int, ...], start: int) -> tuple[int, ...]:
     return tuple(order)
 
 
-def _next_automatic(state: State):
-    """The event the rules take by themselves in this state, if any."""
+def automatic(state: State) -> list:
+    """The events the rules take by themselves in this state (issue 13, the
+    contract's `automatic`): a trick's scoring, a forced pick, the game's end."""
     phase = state.phase
     if phase == SCORING:
         winning = winning_suits(state.table)
         points = trick_points(winning, state.identities)
         reserve_card = state.reserve[0] if state.players == 3 else -1  # CH-6
         order = pick_order(points, state.start) if state.options.face_value_scoring else ()
-        return TrickScored(state.trick, winning, points, reserve_card, order)
+        return [TrickScored(state.trick, winning, points, reserve_card, order)]
     if phase == PICKING:
         # A pick is forced when one seat takes every card that is left.
         picks = state.picks
         if len(picks) == len(state.pool) and picks.count(picks[0]) == len(picks):
-            return Picked(picks[0], state.pool[0])
-        return None
+            return [Picked(picks[0], state.pool[0])]
+        return []
     if phase == ENDED:
         scores = tuple(float(score) for score in state.scores)
         places = places_from(scores)
         winners = tuple(seat for seat, place in enumerate(places) if place == 1)
-        return GameEnded(state.seed, scores, tuple(places), winners, state.salt)
-    return None
-
-
-def _with_automatic(state: State, events: list) -> list:
-    while True:
-        event = _next_automatic(state)
-        if event is None:
-            return events
-        events.append(event)
-        state = evolve(state, event)
+        return [GameEnded(state.seed, scores, tuple(places), winners, state.salt)]
+    return []
 
 
 # --- turns ----------------------------------------------------------------
@@ -166,46 +158,55 @@ def legal_actions(state: State, seat: int, now_ms: int | None = None) -> list:
 
 
 def decide(state: State, seat: int, action, ctx: Ctx) -> list:
-    phase = state.phase
-    if phase == OVER:
+    if state.phase == OVER:
         raise RuleError("game_over", "the game is over")
     if seat != state.actor:
         raise RuleError("not_your_turn", f"it is not seat {seat}'s turn")
-    kind = type(action)
-    if kind is Play:
-        if phase != PLAYING:
-            raise RuleError("wrong_phase", "cards are played only before the keep/kill passes")
-        card = action.card
-        if card not in state.hands[seat]:
-            raise RuleError("illegal_card", "that card is not in your hand")
-        event = Played(seat, card)
-        if len(state.table) + 1 < 2 * state.players:
-            return [event]
-        return _with_automatic(evolve(state, event), [event])
-    if kind is Keep or kind is Kill:
-        if phase != CHOOSE:
-            raise RuleError("wrong_phase", "cards are kept or killed only after both laps of play")
-        card = action.card
-        if card not in state.free:
-            raise RuleError("illegal_card", f"the {_name(card)} is not free on the table")
-        keep = kind is Keep
-        first = _first_choice_keep(state)
-        if first is not None and first == keep:
-            # CH-4: the second pass does the opposite of the first.
-            code, verb = ("must_kill", "kill") if first else ("must_keep", "keep")
-            raise RuleError(code, f"you {'kept' if first else 'killed'} a card in the first pass: now {verb} one")
-        event = Chose(seat, card, keep)
-        if len(state.choices) + 1 < 2 * state.players:
-            return [event]
-        return _with_automatic(evolve(state, event), [event])
-    if kind is Pick:
-        if phase != PICKING:
-            raise RuleError("wrong_phase", "killed cards are picked only by scorers with face_value_scoring")
-        if action.card not in state.pool:
-            raise RuleError("illegal_card", f"the {_name(action.card)} is not among the killed cards")
-        event = Picked(seat, action.card)
-        return _with_automatic(evolve(state, event), [event])
-    raise RuleError("bad_action", f"not a Cahoots action: {action!r}")
+    handler = _DECIDE.get(type(action))
+    if handler is None:
+        raise RuleError("bad_action", f"not a Cahoots action: {action!r}")
+    return handler(state, seat, action)
+
+
+def _play(state: State, seat: int, action: Play) -> list:
+    if state.phase != PLAYING:
+        raise RuleError("wrong_phase", "cards are played only before the keep/kill passes")
+    card = action.card
+    if card not in state.hands[seat]:
+        raise RuleError("illegal_card", "that card is not in your hand")
+    event = Played(seat, card)
+    if len(state.table) + 1 < 2 * state.players:
+        return [event]  # nothing follows by itself before the table is full
+    return settle(evolve, automatic, state, [event])
+
+
+def _choose(state: State, seat: int, action: Keep | Kill) -> list:
+    if state.phase != CHOOSE:
+        raise RuleError("wrong_phase", "cards are kept or killed only after both laps of play")
+    card = action.card
+    if card not in state.free:
+        raise RuleError("illegal_card", f"the {_name(card)} is not free on the table")
+    keep = type(action) is Keep
+    first = _first_choice_keep(state)
+    if first is not None and first == keep:
+        # CH-4: the second pass does the opposite of the first.
+        code, verb = ("must_kill", "kill") if first else ("must_keep", "keep")
+        raise RuleError(code, f"you {'kept' if first else 'killed'} a card in the first pass: now {verb} one")
+    event = Chose(seat, card, keep)
+    if len(state.choices) + 1 < 2 * state.players:
+        return [event]  # nothing follows by itself before the last choice
+    return settle(evolve, automatic, state, [event])
+
+
+def _pick(state: State, seat: int, action: Pick) -> list:
+    if state.phase != PICKING:
+        raise RuleError("wrong_phase", "killed cards are picked only by scorers with face_value_scoring")
+    if action.card not in state.pool:
+        raise RuleError("illegal_card", f"the {_name(action.card)} is not among the killed cards")
+    return settle(evolve, automatic, state, [Picked(seat, action.card)])
+
+
+_DECIDE = {Play: _play, Keep: _choose, Kill: _choose, Pick: _pick}
 
 
 def _name(card) -> str:

@@ -194,7 +194,7 @@ def _game_ended(state: State, event: GameEnded) -> State:
     return replace(state, phase=OVER, actor=-1, result=event)
 
 
-_HANDLERS = {
+_EVOLVE = {
     Started: _started,
     Dealt: _dealt,
     Played: _played,
@@ -206,4 +206,4 @@ _HANDLERS = {
 
 
 def evolve(state: State | None, event) -> State:
-    return _HANDLERS[type(event)](state, event)
+    return _EVOLVE[type(event)](state, event)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from engines.core import Game
 from engines.expert import expert_factory
-from engines.kabuki_masks.actions import KabukiAction
+from engines.kabuki_masks.actions import AnyAction
 from engines.kabuki_masks.bots import BOTS
 from engines.kabuki_masks.expert import SEARCH
-from engines.kabuki_masks.events import DEAL_TAGS, KabukiEvent, event_time, setup
+from engines.kabuki_masks.events import DEAL_TAGS, AnyEvent, event_time, setup
 from engines.kabuki_masks.options import Options
 from engines.kabuki_masks.rules import (
+    automatic,
     awaited,
     decide,
     describe,
@@ -21,8 +22,8 @@ from engines.kabuki_masks.rules import (
     start,
     to_act,
 )
-from engines.kabuki_masks.state import all_cards, evolve
-from engines.kabuki_masks.view import hidden_cards, redact, revealed_cards, view
+from engines.kabuki_masks.state import evolve
+from engines.kabuki_masks.view import all_cards, hidden_cards, redact, revealed_cards, view
 from engines.kabuki_masks.view import blank, blank_view, moment, moments, past_cards
 
 GAME = Game(
@@ -31,8 +32,8 @@ GAME = Game(
     min_players=2,
     max_players=6,
     options_type=Options,
-    event_type=KabukiEvent,
-    action_type=KabukiAction,
+    event_type=AnyEvent,
+    action_type=AnyAction,
     start=start,
     evolve=evolve,
     to_act=to_act,
@@ -46,6 +47,7 @@ GAME = Game(
     next_timer=next_timer,
     awaited=awaited,
     on_timer=on_timer,
+    automatic=automatic,
     hidden_cards=hidden_cards,
     revealed_cards=revealed_cards,
     all_cards=all_cards,

@@ -25,4 +25,4 @@ class Stop(Action, tag="stop"):
     placement: int | None = None
 
 
-KabukiAction = Union[Place, Stop]
+AnyAction = Union[Place, Stop]

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from engines.kabuki_masks.actions import Place, Stop
 from engines.kabuki_masks.events import Placed, RoundStarted, Stopped
 from engines.kabuki_masks.options import forget_probability
-from engines.kabuki_masks.state import COPIES, PILES
+from engines.kabuki_masks.cards import COPIES, PILES
 
 RANDOM_STOP_PROBABILITY = 0.05
 # An unknown (forgotten) covered card counts as this much of a match when

@@ -99,7 +99,7 @@ class GameEnded(Event, tag="km.game_ended"):
     salt: str = ""  # with the seed, opens the start's commitment (issue 11.3)
 
 
-KabukiEvent = Union[Started, RoundStarted, Revealed, Placed, Stopped, RoundEnded, GameEnded]
+AnyEvent = Union[Started, RoundStarted, Revealed, Placed, Stopped, RoundEnded, GameEnded]
 
 
 DEAL_TAGS = frozenset({"km.started", "km.round_started", "km.revealed"})  # chance outcomes, for engines.verify

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engines.core import Chance, Ctx, Result, RuleError, places_from
+from engines.core import Chance, Ctx, Result, RuleError, places_from, settle
 from engines.kabuki_masks.actions import Place, Stop
 from engines.kabuki_masks.events import (
     GameEnded,
@@ -14,7 +14,8 @@ from engines.kabuki_masks.events import (
     Stopped,
 )
 from engines.kabuki_masks.options import Options
-from engines.kabuki_masks.state import CARDS, COPIES, PILES, ROUNDS, State, tokens_per_round
+from engines.kabuki_masks.cards import CARDS, COPIES, PILES, ROUNDS, tokens_per_round
+from engines.kabuki_masks.state import State, evolve
 
 PLACES = tuple(Place(pile) for pile in range(PILES))
 _NOBODY: frozenset[int] = frozenset()
@@ -76,12 +77,10 @@ def decide(s: State, seat: int, action, ctx: Ctx) -> list:
         raise RuleError("game_over", "the game is over")
     if not 0 <= seat < s.players:
         raise RuleError("not_your_turn", f"there is no seat {seat} at this table")
-    kind_of_action = type(action)
-    if kind_of_action is Place:
-        return _place(s, seat, action.pile, ctx.now_ms)
-    if kind_of_action is Stop:
-        return _stop(s, seat, action.placement, ctx.now_ms)
-    raise RuleError("bad_action", f"not a Kabuki action: {action!r}")
+    handler = _DECIDE.get(type(action))
+    if handler is None:
+        raise RuleError("bad_action", f"not a Kabuki action: {action!r}")
+    return handler(s, seat, action, ctx.now_ms)  # time is data here (KM-3, KM-5a)
 
 
 def may_place_at_ms(s: State) -> int | None:
@@ -91,7 +90,8 @@ def may_place_at_ms(s: State) -> int | None:
     return s.last_at_ms + s.stop_window_ms
 
 
-def _place(s: State, seat: int, pile, now_ms: int) -> list:
+def _place(s: State, seat: int, action: Place, now_ms: int) -> list:
+    pile = action.pile
     if seat != s.placer:
         who = "nobody places now" if s.placer is None else f"seat {s.placer} places the next card"
         raise RuleError("not_your_turn", f"it is not your turn to place: {who}")
@@ -126,7 +126,8 @@ def _stop_too_late(s: State, now_ms: int) -> bool:
     return ends is not None and now_ms > ends
 
 
-def _stop(s: State, seat: int, placement: int | None, now_ms: int) -> list:
+def _stop(s: State, seat: int, action: Stop, now_ms: int) -> list:
+    placement = action.placement
     # KM-2: only the latest placement, until the next card is placed; the
     # first call in the log wins. The deck's last card has no next one: its
     # chance ends with its window (KM-5a, `stop_chance_ends_at_ms`).
@@ -155,27 +156,34 @@ def _stop(s: State, seat: int, placement: int | None, now_ms: int) -> list:
     # KM-5: a player lost their last token, or this was the deck's last card
     # (its one Stop chance is now used up).
     if moved and tokens[placer] == 0:
-        events.extend(_round_end(s, placer, "last_token", tokens, now_ms))
+        events.append(RoundEnded(s.round, placer, "last_token", tuple(tokens), now_ms))
     elif returned and tokens[seat] == 0:
-        events.extend(_round_end(s, seat, "last_token", tokens, now_ms))
+        events.append(RoundEnded(s.round, seat, "last_token", tuple(tokens), now_ms))
     elif s.placer is None:
-        events.extend(_round_end(s, placer, "deck_empty", tokens, now_ms))
-    return events
+        events.append(RoundEnded(s.round, placer, "deck_empty", tuple(tokens), now_ms))
+    else:
+        return events
+    return settle(evolve, automatic, s, events)
 
 
-def _round_end(s: State, ended_by: int, reason: str, tokens, now_ms: int) -> list:
-    events: list = [RoundEnded(s.round, ended_by, reason, tuple(tokens), now_ms)]
+def automatic(s: State) -> list:
+    """The events the rules take by themselves (issue 13): once a round has
+    ended, the game's end after the last round (KM-6), else the next round,
+    started by the seat that ended the last one (KM-5)."""
+    if s.over or s.ended_at_ms is None:
+        return []
     if s.round == ROUNDS:
-        scores = tuple(b + t for b, t in zip(s.banked, tokens))  # KM-6
+        scores = s.banked  # KM-6: the tokens of every round, banked
         places = places_from(scores)
-        events.append(GameEnded(s.seed, scores, tuple(i for i, p in enumerate(places) if p == 1), s.salt))
-    return events
+        return [GameEnded(s.seed, scores, tuple(i for i, p in enumerate(places) if p == 1), s.salt)]
+    return _round_start(s.decks, s.round + 1, s.ended_by, s.players)
 
 
 def next_timer(s: State) -> int | None:
-    """When something may change with time alone: the next round's start, or
-    the end of the latest placement's stop window (KM-3; on the deck's last
-    card that ends the round, KM-5)."""
+    """When something may change with time alone: the end of the latest
+    placement's stop window (KM-3; on the deck's last card that ends the
+    round, KM-5). A log written before issue 13 may also stop at a round's
+    end (the next round was then a timer due at once): due then."""
     if s.over:
         return None
     if s.ended_at_ms is not None:
@@ -188,15 +196,16 @@ def next_timer(s: State) -> int | None:
 def on_timer(s: State, ctx: Ctx) -> list:
     if s.over:
         return []
-    if s.ended_at_ms is not None:
-        if ctx.now_ms < s.ended_at_ms:
-            return []
-        # KM-5: the seat that ended the last round starts the next one.
-        return _round_start(s.decks, s.round + 1, s.ended_by, s.players)
+    if s.ended_at_ms is not None:  # only a log written before issue 13
+        return settle(evolve, automatic, s, []) if ctx.now_ms >= s.ended_at_ms else []
     if s.last_seat is not None and s.placer is None and not s.called:
         if ctx.now_ms >= s.last_at_ms + s.stop_window_ms:
-            return _round_end(s, s.last_seat, "deck_empty", s.tokens, ctx.now_ms)
+            ended = RoundEnded(s.round, s.last_seat, "deck_empty", s.tokens, ctx.now_ms)
+            return settle(evolve, automatic, s, [ended])
     return []
+
+
+_DECIDE = {Place: _place, Stop: _stop}
 
 
 def is_over(s: State) -> bool:

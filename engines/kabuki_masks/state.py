@@ -5,6 +5,7 @@ from __future__ import annotations
 import msgspec
 from msgspec.structs import replace
 
+from engines.kabuki_masks.cards import CARDS, EMPTY_PILES, ROUNDS  # noqa: F401  (CARDS, ROUNDS: expert.py)
 from engines.kabuki_masks.events import (
     GameEnded,
     Placed,
@@ -14,17 +15,6 @@ from engines.kabuki_masks.events import (
     Started,
     Stopped,
 )
-
-ROUNDS = 3  # KM-6
-PILES = 4
-KINDS = 10
-COPIES = 5
-CARDS = tuple(range(KINDS * COPIES))  # card id -> mask kind id // COPIES
-EMPTY_PILES: tuple[tuple[int, ...], ...] = ((),) * PILES
-
-
-def tokens_per_round(players: int) -> int:
-    return 5 if players <= 4 else 4
 
 
 class State(msgspec.Struct, frozen=True):
@@ -137,12 +127,3 @@ _EVOLVE = {
 
 def evolve(state: State | None, event) -> State:
     return _EVOLVE[type(event)](state, event)
-
-
-def all_cards(state: State) -> list[int]:
-    """Every card of the round in play: piles, the revealed card, the deck."""
-    cards = [card for pile in state.piles for card in pile]
-    if state.revealed is not None:
-        cards.append(state.revealed)
-    cards.extend(state.deck[state.drawn :])
-    return cards

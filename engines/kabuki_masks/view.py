@@ -11,9 +11,10 @@ from __future__ import annotations
 import msgspec
 from msgspec.structs import replace
 
+from engines.kabuki_masks.cards import ROUNDS
 from engines.kabuki_masks.events import Placed, Revealed, Started, Stopped
 from engines.kabuki_masks.rules import may_place_at_ms, to_act
-from engines.kabuki_masks.state import ROUNDS, State
+from engines.kabuki_masks.state import State
 
 
 class LatestPlacement(msgspec.Struct, frozen=True):
@@ -149,6 +150,15 @@ def past_cards(s: State) -> frozenset:
         return frozenset()
     shown = s.last_pile if s.called else -1
     return frozenset(card for i, pile in enumerate(s.piles) if i != shown for card in pile[:-1])
+
+
+def all_cards(s: State) -> list[int]:
+    """Every card of the round in play: piles, the revealed card, the deck."""
+    cards = [card for pile in s.piles for card in pile]
+    if s.revealed is not None:
+        cards.append(s.revealed)
+    cards.extend(s.deck[s.drawn :])
+    return cards
 
 
 def hidden_cards(s: State, viewer: int | None) -> frozenset:

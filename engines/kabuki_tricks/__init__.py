@@ -10,14 +10,10 @@ from .bots import HeuristicBot, RandomBot
 from .events import DEAL_TAGS, AnyEvent
 from .expert import SEARCH
 from .options import Options
-from .rules import decide, is_over, legal_actions, result, start, to_act
+from .rules import decide, describe, is_over, legal_actions, result, start, to_act
 from .state import evolve
 from .view import all_cards, hidden_cards, redact, revealed_cards, view
 from .view import blank, blank_view, moment, moments, past_cards
-
-
-def _describe(state) -> dict:
-    return {"rounds": state.rounds}
 
 
 GAME = Game(
@@ -41,7 +37,7 @@ GAME = Game(
     hidden_cards=hidden_cards,
     revealed_cards=revealed_cards,
     all_cards=all_cards,
-    describe=_describe,
+    describe=describe,
     moment=moment,
     moments=moments,
     blank=blank,

@@ -113,7 +113,7 @@ def decide(state: State, seat: int, action, ctx: Ctx | None = None) -> list:
         raise RuleError("game_over", "the game is over")
     if seat != state.turn:
         raise RuleError("not_your_turn", f"it is seat {state.turn}'s turn, not seat {seat}'s")
-    handler = _DECIDERS.get(type(action))
+    handler = _DECIDE.get(type(action))
     if handler is None:
         raise RuleError("bad_action", f"not a Kabuki Tricks action: {action!r}")
     return handler(state, seat, action)
@@ -322,4 +322,8 @@ def result(state: State) -> Result:
     return Result(scores=[float(x) for x in scores], places=places, winners=[i for i, p in enumerate(places) if p == 1])
 
 
-_DECIDERS = {Play: _play, Joker: _joker, Direct: _direct, Deal: _deal}
+_DECIDE = {Play: _play, Joker: _joker, Direct: _direct, Deal: _deal}
+
+
+def describe(state: State) -> dict:
+    return {"rounds": state.rounds}

@@ -215,7 +215,7 @@ def _game_ended(s: State, e: GameEnded) -> State:
     return replace(s, phase=OVER, ended=e)
 
 
-_HANDLERS = {
+_EVOLVE = {
     Started: _started,
     Dealt: _dealt,
     Directed: _directed,
@@ -228,4 +228,4 @@ _HANDLERS = {
 
 
 def evolve(state: State | None, event) -> State:
-    return _HANDLERS[type(event)](state, event)
+    return _EVOLVE[type(event)](state, event)

@@ -10,14 +10,10 @@ from engines.tezuma_trick.bots import BOTS
 from engines.tezuma_trick.expert import SEARCH
 from engines.tezuma_trick.events import DEAL_TAGS, AnyEvent
 from engines.tezuma_trick.options import Options
-from engines.tezuma_trick.rules import decide, is_over, legal_actions, next_timer, on_timer, result, start, to_act
+from engines.tezuma_trick.rules import automatic, decide, describe, is_over, legal_actions, next_timer, on_timer, result, start, to_act
 from engines.tezuma_trick.state import State, evolve
 from engines.tezuma_trick.view import all_cards, hidden_cards, redact, revealed_cards, view
 from engines.tezuma_trick.view import blank, blank_view, moment, moments, past_cards
-
-
-def describe(state: State) -> dict:
-    return {"hands": state.hand_no, "tricks_per_hand": 12}
 
 
 GAME: Game = Game(
@@ -40,6 +36,7 @@ GAME: Game = Game(
     bots={**BOTS, "expert": expert_factory(lambda: GAME, SEARCH)},
     next_timer=next_timer,
     on_timer=on_timer,
+    automatic=automatic,
     hidden_cards=hidden_cards,
     revealed_cards=revealed_cards,
     all_cards=all_cards,

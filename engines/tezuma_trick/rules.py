@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from engines.core import Chance, Ctx, OptionsError, Result, RuleError, places_from
+from engines.core import Chance, Ctx, OptionsError, Result, RuleError, places_from, settle
 from engines.tezuma_trick.actions import Egg, PickAbility, PickBid, PickPain, Play, Sand
 from engines.tezuma_trick.cards import (
     ABILITY_IDS,
@@ -43,7 +43,7 @@ from engines.tezuma_trick.events import (
     TrickWon,
 )
 from engines.tezuma_trick.options import FACE_UP, MAX_BID_CARDS, Options
-from engines.tezuma_trick.state import DRAFT, OVER, PLAY, SCORED, State
+from engines.tezuma_trick.state import DRAFT, OVER, PLAY, SCORED, State, evolve
 from engines.tezuma_trick.tricks import fire_breathing_return, next_leader, trick_winner
 
 CARDS_PER_HAND = TRICKS_PER_HAND
@@ -236,7 +236,7 @@ def _legal_plays(state: State, seat: int) -> list:
 
 
 def decide(state: State, seat: int, action, ctx: Ctx) -> list:
-    handler = _DECIDERS.get(type(action))
+    handler = _DECIDE.get(type(action))
     if handler is None:
         raise RuleError("bad_action", "not a Tezuma Trick action")
     phase = state.phase
@@ -356,7 +356,7 @@ def _decide_sand(state: State, seat: int, action: Sand) -> list:
     return _after_play(state, seat, (), FIVE_COLOR_SAND)
 
 
-_DECIDERS = {
+_DECIDE = {
     PickPain: _decide_pick_pain,
     PickBid: _decide_pick_bid,
     PickAbility: _decide_pick_ability,
@@ -366,17 +366,35 @@ _DECIDERS = {
 }
 
 # --- the end of a trick, a hand, the game ---------------------------------------
+# Issue 13: what follows a trick's last card happens by itself, in the same
+# command (`automatic`, the contract's one mechanism): the trick is won, after
+# the 12th the hand is scored, then the game ends or the next hand is dealt.
 
 
 def _after_play(state: State, seat: int, cards: tuple[int, ...], ability: int) -> list:
     played = Played(seat=seat, cards=cards, ability=None if ability == NO_ABILITY else ABILITY_NAMES[ability])
     if len(state.queue) > 1:
-        return [played]
-    plays = state.plays + ((seat, cards, ability),)
-    led = state.led if state.led >= 0 else SUIT_OF[cards[0]]
-    winner, reason = trick_winner(plays, led)
+        return [played]  # not the trick's last card: nothing follows by itself
+    return settle(evolve, automatic, state, [played])
+
+
+def automatic(state: State) -> list:
+    """The events the rules take by themselves in `state` (issue 13)."""
+    phase = state.phase
+    if phase == PLAY:
+        if state.trick_no > TRICKS_PER_HAND:
+            return [_hand_scored(state)]
+        return [] if state.queue else [_trick_won(state)]
+    if phase == SCORED and state.hand_no:  # hand 1 is dealt by `start`
+        return [_game_ended(state) if state.hand_no == state.players else _next_deal(state)]
+    return []
+
+
+def _trick_won(state: State) -> TrickWon:
+    plays = state.plays
+    winner, reason = trick_winner(plays, state.led)
     returned, returned_to = fire_breathing_return(plays)
-    won = TrickWon(
+    return TrickWon(
         trick=state.trick_no,
         winner=winner,
         next_leader=next_leader(plays, winner, state.players),
@@ -384,11 +402,6 @@ def _after_play(state: State, seat: int, cards: tuple[int, ...], ability: int) -
         returned=returned,
         returned_to=returned_to,
     )
-    events = [played, won]
-    if state.trick_no == TRICKS_PER_HAND:
-        pile = tuple(card for _, cards_, _ in plays for card in cards_ if card != returned)
-        events.extend(_end_hand(state, winner, pile))
-    return events
 
 
 def pain_of(cards, suit: int, face_value: bool) -> int:
@@ -399,53 +412,49 @@ def pain_of(cards, suit: int, face_value: bool) -> int:
     return sum(1 for card in cards if SUIT_OF[card] == suit)
 
 
-def _end_hand(state: State, last_winner: int, last_pile: tuple[int, ...]) -> list:
-    n, options = state.players, state.options
-    tricks = list(state.tricks)
-    tricks[last_winner] += 1
-    won = list(state.won)
-    won[last_winner] = won[last_winner] + last_pile
-    pain = tuple(pain_of(won[seat], state.pain[seat], options.pain_face_value) for seat in range(n))
+def _hand_scored(state: State) -> HandScored:
+    n, options, tricks = state.players, state.options, state.tricks
+    pain = tuple(pain_of(state.won[seat], state.pain[seat], options.pain_face_value) for seat in range(n))
     points = tuple(max(0, options.bid_points(state.bid[seat], tricks[seat]) - pain[seat]) for seat in range(n))
     totals = tuple(state.scores[seat] + points[seat] for seat in range(n))
-    events: list = [HandScored(hand=state.hand_no, tricks=tuple(tricks), pain=pain, points=points, totals=totals)]
-    if state.hand_no == n:  # hands equal to the number of players
-        places = places_from(totals)
-        events.append(
-            GameEnded(
-                seed=state.seed,
-                scores=tuple(float(t) for t in totals),
-                places=tuple(places),
-                winners=tuple(seat for seat in range(n) if places[seat] == 1),
-                salt=state.salt,
-            )
-        )
-    return events
+    return HandScored(hand=state.hand_no, tricks=tricks, pain=pain, points=points, totals=totals)
 
 
-# The next hand is dealt in a step of its own, after the scores: dealt in the
-# step that played the last card, the new hands would hold cards that step's
-# events just showed. `next_timer` makes it due at once; the service may pause.
+def _game_ended(state: State) -> GameEnded:
+    # Hands equal to the number of players; `scores` are the last HandScored's totals.
+    places = places_from(state.scores)
+    return GameEnded(
+        seed=state.seed,
+        scores=tuple(float(t) for t in state.scores),
+        places=tuple(places),
+        winners=tuple(seat for seat in range(state.players) if places[seat] == 1),
+        salt=state.salt,
+    )
+
+
+def _next_deal(state: State) -> HandDealt:
+    hand = state.hand_no + 1
+    return _deal(
+        state.players,
+        hand,
+        (state.dealer + 1) % state.players,  # the dealer rotates clockwise
+        state.decks[hand - 1],
+        state.bid_rows[hand - 1],
+        state.ability_rows[hand - 1],
+    )
+
+
+# Logs written before issue 13 dealt the next hand by a timer due at once, so
+# one may stop after a `tt.hand_scored`; the timer settles it (no new log
+# reaches such a state).
 
 
 def next_timer(state: State) -> int | None:
-    return 0 if state.phase == SCORED else None
+    return 0 if state.phase == SCORED and state.hand_no else None
 
 
 def on_timer(state: State, ctx: Ctx) -> list:
-    if state.phase != SCORED:
-        return []
-    hand = state.hand_no + 1
-    return [
-        _deal(
-            state.players,
-            hand,
-            (state.dealer + 1) % state.players,  # the dealer rotates clockwise
-            state.decks[hand - 1],
-            state.bid_rows[hand - 1],
-            state.ability_rows[hand - 1],
-        )
-    ]
+    return settle(evolve, automatic, state, []) if next_timer(state) is not None else []
 
 
 def result(state: State) -> Result:
@@ -453,3 +462,6 @@ def result(state: State) -> Result:
     places = places_from(scores)
     return Result(scores=scores, places=places, winners=[seat for seat, place in enumerate(places) if place == 1])
 
+
+def describe(state: State) -> dict:
+    return {"hands": state.hand_no, "tricks_per_hand": TRICKS_PER_HAND}

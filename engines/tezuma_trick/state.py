@@ -242,7 +242,7 @@ def _game_ended(state: State, event: GameEnded) -> State:
     return replace(state, phase=OVER, places=event.places, winners=event.winners)
 
 
-_HANDLERS = {
+_EVOLVE = {
     Started: _started,
     HandDealt: _hand_dealt,
     PickedPain: _picked_pain,
@@ -257,4 +257,4 @@ _HANDLERS = {
 
 
 def evolve(state: State | None, event) -> State:
-    return _HANDLERS[type(event)](state, event)
+    return _EVOLVE[type(event)](state, event)

@@ -59,16 +59,25 @@ class Checker:
         if self.deck is None:
             self.deck = cards
         assert cards == self.deck, "cards were created or lost"
+        # Issue 13: a step leaves no automatic event pending (decide and
+        # on_timer append them), so no table waits for a driver to move on.
+        assert game.automatic(state) == [], f"{game.name}: automatic events left pending"
         for viewer in self.viewers:
             hidden = game.hidden_cards(state, viewer)
             view = game.view(state, viewer)
             msgspec.json.encode(view)  # every view is JSON
             leaked = game.revealed_cards(view) & hidden
             assert not leaked, f"view of {viewer} shows hidden {leaked}"
-            for event in events:
+        # Each event against what is hidden right after it: a step that ends a
+        # round and deals the next (issue 13) hides the shown card ids again,
+        # in a new deck, and that is no leak.
+        at = before
+        for event in events:
+            at = game.evolve(at, event)
+            for viewer in self.viewers:
                 seen = game.redact(event, viewer)
                 if seen is not None:
-                    leaked = game.revealed_cards(seen) & hidden
+                    leaked = game.revealed_cards(seen) & game.hidden_cards(at, viewer)
                     assert not leaked, f"event {type(event).__name__} shows {viewer} hidden {leaked}"
         if not game.is_over(state):
             self.check_commands(state)

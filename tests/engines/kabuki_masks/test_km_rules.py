@@ -11,7 +11,7 @@ from engines.core import Chance, Ctx, OptionsError, RuleError
 from engines.kabuki_masks import GAME
 from engines.kabuki_masks.actions import Place, Stop
 from engines.kabuki_masks.events import GameEnded, Placed, Revealed, RoundEnded, RoundStarted, Started, Stopped
-from engines.kabuki_masks.state import all_cards
+from engines.kabuki_masks.view import all_cards
 from engines.playout import Playout
 
 
@@ -192,8 +192,9 @@ def test_km4_placer_gives_only_the_tokens_they_have_and_km5_losing_the_last_ends
             assert table.stop(1)[0].returned == 1  # nothing beneath matches
     assert table.view(None).tokens == (5, 1)
     table.place(1, 1)  # card 2 (mask 0) on 10, 0, 1: two matches, one token left
-    stopped, ended = table.stop(0)
+    stopped, ended, *next_round = table.stop(0)
     assert stopped.matches == 2 and stopped.moved == 1
+    assert types(next_round) == ["km.round_started", "km.revealed"]  # issue 13: in the same step
     assert ended == RoundEnded(round=1, ended_by=1, reason="last_token", tokens=(6, 0), at_ms=ended.at_ms)
 
 
@@ -235,9 +236,10 @@ def test_km5_caller_losing_the_last_token_ends_the_round_and_starts_the_next():
         table.place(seat, placement % 4)  # ten different masks: never a match
         if seat == 0:
             events = table.stop(1)
-    assert types(events) == ["km.stopped", "km.round_ended"]
+    # Issue 13: the next round starts in the same step, with no timer.
+    assert types(events) == ["km.stopped", "km.round_ended", "km.round_started", "km.revealed"]
     assert events[1].ended_by == 1 and events[1].reason == "last_token" and events[1].tokens == (5, 0)
-    table.timer(table.clock)
+    assert GAME.next_timer(table.state) is None
     assert table.view(None).placer == 1 and table.view(None).round == 2
 
 
@@ -254,9 +256,11 @@ def test_km5_empty_deck_round_ends_when_the_last_stop_window_has_passed():
     assert GAME.next_timer(table.state) == now + 1000
     assert table.timer(now + 999) == []
     events = table.timer(now + 1000)
-    assert types(events) == ["km.round_ended"]
+    # Issue 13: the next round follows the round end by itself, in the same step.
+    assert types(events) == ["km.round_ended", "km.round_started", "km.revealed"]
     assert events[0].reason == "deck_empty" and events[0].ended_by == last_placer
-    assert table.timer(now + 1000)[0] == RoundStarted(round=2, first_seat=last_placer, tokens=5)
+    assert events[1] == RoundStarted(round=2, first_seat=last_placer, tokens=5)
+    assert GAME.next_timer(table.state) is None and table.timer(now + 1000) == []
 
 
 def test_km5_stop_on_the_last_card_is_taken_until_the_round_end_is_logged_and_ends_it():
@@ -269,10 +273,10 @@ def test_km5_stop_on_the_last_card_is_taken_until_the_round_end_is_logged_and_en
     # the log, not by time: the drivers ask every bot before they log it.
     assert GAME.legal_actions(table.state, 0, 10**6) == [Stop(50)]
     events = table.stop(0, now_ms=10**6)  # long after the window, but no round end logged yet
-    assert types(events) == ["km.stopped", "km.round_ended"]
+    assert types(events) == ["km.stopped", "km.round_ended", "km.round_started", "km.revealed"]
     assert events[0].moved == 1
     assert events[1] == RoundEnded(round=1, ended_by=1, reason="deck_empty", tokens=(6, 4), at_ms=10**6)
-    assert GAME.on_timer(table.state, Ctx(10**6)) == [RoundStarted(round=2, first_seat=1, tokens=5), Revealed(1, 0)]
+    assert events[2:] == [RoundStarted(round=2, first_seat=1, tokens=5), Revealed(1, 0)]  # issue 13
 
 
 def _to_the_last_card(window_ms: int) -> tuple[Table, int]:
@@ -297,7 +301,7 @@ def test_km5a_a_stop_after_the_last_cards_window_is_too_late_though_no_round_end
     assert refused(table, 0, Stop(50), now_ms=101_001) == "too_late"
     assert GAME.legal_actions(table.state, 0, 101_001) == []  # not offered either
     # the round still ends by its timer, and the log holds no Stop
-    assert types(table.timer(104_000)) == ["km.round_ended"]
+    assert types(table.timer(104_000)) == ["km.round_ended", "km.round_started", "km.revealed"]
     assert not any(isinstance(e, Stopped) for e in table.log)
 
 
@@ -305,7 +309,8 @@ def test_km5a_a_stop_within_the_last_cards_window_is_taken_up_to_its_last_ms():
     table, placed_at = _to_the_last_card(2000)
     assert GAME.legal_actions(table.state, 0, 101_000) == [Stop(50)]
     events = table.stop(0, now_ms=101_000)  # the window's last ms (it lasts 2000 ms from 99,000)
-    assert types(events) == ["km.stopped", "km.round_ended"] and events[0].moved == 1
+    assert types(events) == ["km.stopped", "km.round_ended", "km.round_started", "km.revealed"]
+    assert events[0].moved == 1
 
 
 def test_km5a_an_earlier_card_may_be_challenged_until_the_next_is_placed():
@@ -379,10 +384,8 @@ def test_km6_score_is_the_sum_of_tokens_over_three_rounds_ties_share_the_win():
         table.stop(table.state.last_seat ^ 1)
         while table.state.placer is not None:
             table.place(table.state.placer, 1 + table.state.placements % 3)
-        table.timer(10**9)
-        banked.append(table.log[-1 if round_number < 3 else -2].tokens)
-        if round_number < 3:
-            table.timer(10**9)
+        table.timer(10**9)  # the round ends; the next starts in the same step (issue 13)
+        banked.append(next(e for e in reversed(table.log) if isinstance(e, RoundEnded)).tokens)
     final = table.log[-1]
     assert isinstance(final, GameEnded) and final.seed == 99
     expected = tuple(sum(tokens[s] for tokens in banked) for s in (0, 1))

@@ -317,8 +317,11 @@ def test_tt10_a_leader_using_sand_lets_the_left_player_lead_any_card():
 def test_tt10_hand_end_disregards_the_extra_card():
     state = table(["B9", "B2 U2", "B3", "B4"], abilities=[None, "five_color_sand", None, None], bids=[0, 1, 2, 3])
     state = with_(state, trick_no=12, tricks=(3, 2, 4, 2))
-    state, events = plays(state, (0, "B9"), (1, "sand"), (2, "B3"), (3, "B4"))
+    before = state
+    _, events = plays(state, (0, "B9"), (1, "sand"), (2, "B3"), (3, "B4"))
     scored = [e for e in events if type(e).__name__ == "HandScored"][0]
+    # the hands as the hand ends (issue 13: the next deal follows in the same command)
+    state = GAME.fold(events[: events.index(scored) + 1], before)
     assert scored.tricks == (3, 3, 4, 2) and len(state.hands[1]) == 2
     # bid card 1 = {0, 1, 2: 3}: 3 tricks miss it; the kept cards cost no pain
     assert scored.points[1] == 0 and scored.pain[1] == 0

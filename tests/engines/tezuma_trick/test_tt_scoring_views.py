@@ -12,7 +12,7 @@ from engines.playout import Playout, play_game
 from engines.tezuma_trick import GAME
 from engines.tezuma_trick.actions import Egg, PickAbility, PickBid, PickPain, Play, Sand
 from engines.tezuma_trick.cards import ABILITY_NAMES
-from engines.tezuma_trick.events import GameEnded, HandDealt, HandScored
+from engines.tezuma_trick.events import GameEnded, HandDealt, HandScored, TrickWon
 from engines.tezuma_trick.state import OVER, SCORED
 
 from tt_helpers import OPTIONS, c, cs, plays, table, with_
@@ -47,7 +47,7 @@ def test_tt2_bid_points_minus_pain_never_below_zero():
     assert result.pain == (4, 2, 2, 5)
     assert result.points == (0, 1, 1, 0)
     assert result.totals == state.scores == (0, 1, 1, 0)
-    assert state.phase == SCORED
+    assert state.hand_no == 2  # issue 13: the next hand is dealt in the same command
 
 
 def test_tt2_option_pain_face_value():
@@ -63,20 +63,38 @@ def test_tt14_pain_counts_are_revealed_at_hand_end_only():
     assert GAME.view(state, None).seats[1].pain_count is None
     state, _ = plays(state, (0, "B9"), (1, "B2"), (2, "B3"))
     assert GAME.view(state, 0).seats[1].pain_count is None
-    state, _ = plays(state, (3, "B4"))
-    assert [seat.pain_count for seat in GAME.view(state, None).seats] == [4, 2, 2, 5]
+    before = state
+    _, events = plays(state, (3, "B4"))
+    # The view at the hand's end (a replay at `tt.hand_scored`; issue 13 deals
+    # the next hand in the same command, and the event carries the counts too).
+    at_scores = GAME.fold(events[: events.index(scored(events)) + 1], before)
+    assert [seat.pain_count for seat in GAME.view(at_scores, None).seats] == [4, 2, 2, 5]
 
 
-def test_the_next_hand_is_dealt_in_a_step_of_its_own():
+def test_the_next_hand_is_dealt_by_the_last_play_of_a_hand_not_by_a_timer():
+    # Issue 13: one mechanism for automatic transitions. The hand's last card
+    # brings the trick, the scores and the next deal in one command, so a
+    # table of people never waits for a timer (a bot driver) to deal.
     playout = Playout(GAME, 4, OPTIONS, 11, ["random"] * 4)
-    while playout.state.phase != SCORED:
+    while playout.state.hand_no == 1:
         playout.step()
-    assert GAME.to_act(playout.state) == frozenset() and GAME.next_timer(playout.state) == 0
-    (dealt,) = GAME.on_timer(playout.state, Ctx(0))
-    assert isinstance(dealt, HandDealt) and dealt.hand == 2
+    step = playout.log[-4:]
+    assert [type(e) for e in step[1:]] == [TrickWon, HandScored, HandDealt] and step[-1].hand == 2
+    assert GAME.to_act(playout.state) and GAME.next_timer(playout.state) is None
+    assert GAME.automatic(playout.state) == []
+
+
+def test_a_log_written_before_issue_13_that_stops_after_the_scores_is_dealt_by_its_timer():
+    playout = Playout(GAME, 4, OPTIONS, 11, ["random"] * 4)
+    while playout.state.hand_no == 1:
+        playout.step()
+    old_log = playout.log[:-1]  # as the old engine logged it: the deal was a timer's
+    state = GAME.fold(old_log)
+    assert state.phase == SCORED and GAME.to_act(state) == frozenset() and GAME.next_timer(state) == 0
     with pytest.raises(RuleError) as err:
-        GAME.decide(playout.state, 0, Play(card=0), Ctx(0))
+        GAME.decide(state, 0, Play(card=0), Ctx(0))
     assert err.value.code == "not_your_turn"
+    assert GAME.on_timer(state, Ctx(0)) == playout.log[-1:]
 
 
 def test_game_ends_after_the_last_hand_and_the_final_event_carries_seed_and_result():
