@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from services.app.agents.registry import AgentSettings
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -24,10 +26,14 @@ class Settings:
     # does not set `bot_delay_ms` (people play or watch it; issue 14).
     table_bot_delay_ms: int = 700
     # Signs session cookies and CSRF tokens; every API process must share it.
-    # Unset: one is drawn once and kept in PostgreSQL (services/accounts.py).
+    # Unset: one is drawn once and kept in PostgreSQL (services/app/accounts.py).
     session_secret: str | None = None
     pool_size: int = 10
-    extra: dict = field(default_factory=dict)
+    # Push and pull agents (HANAMICHI_AGENT_*, HANAMICHI_ALLOW_*_AGENTS): read
+    # from the environment with the rest unless given.
+    agents: AgentSettings = field(default_factory=AgentSettings.from_env)
+    # A worker's poll of its queue: bounds the delay before a push agent is called.
+    worker_poll_ms: int = 5
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -40,4 +46,6 @@ class Settings:
             table_bot_delay_ms=int(env.get("HANAMICHI_TABLE_BOT_DELAY_MS", "700")),
             session_secret=env.get("HANAMICHI_SESSION_SECRET") or None,
             pool_size=int(env.get("HANAMICHI_PG_POOL", "10")),
+            agents=AgentSettings.from_env(),
+            worker_poll_ms=int(env.get("HANAMICHI_WORKER_POLL_MS", "5")),
         )

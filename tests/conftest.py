@@ -43,7 +43,7 @@ def servers():
     if local and not redis_url and _reachable("127.0.0.1", 6379):
         redis_url = "redis://127.0.0.1:6379/0"
     if not database_url or not redis_url:
-        from services.embedded import start_embedded
+        from services.tools.embedded import start_embedded
 
         embedded = start_embedded(
             Path(os.environ.get("HANAMICHI_TEST_DATA", "/tmp/hanamichi-test-servers")),
@@ -140,7 +140,7 @@ class ChildProcess:
 
 
 class ServerProcess(ChildProcess):
-    """`uvicorn services.app:app_from_env` in a child process, on a fixed port."""
+    """`uvicorn services.bootstrap:app_from_env` in a child process, on a fixed port."""
 
     def __init__(self, port: int, env: dict[str, str]) -> None:
         self.port = port
@@ -150,10 +150,10 @@ class ServerProcess(ChildProcess):
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--factory", "services.app:app_from_env",
+            [sys.executable, "-m", "uvicorn", "--factory", "services.bootstrap:app_from_env",
              "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning",
              # the protocol `hanamichi serve` runs: request timeouts, per-address cap
-             "--http", "services.httpserver:GuardedHttpProtocol"],
+             "--http", "services.http.httpserver:GuardedHttpProtocol"],
             cwd=ROOT, env=self.env,
         )
         deadline = time.time() + 30

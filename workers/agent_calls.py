@@ -1,5 +1,5 @@
 """Calls to push agents (arq job `call_agent`, enqueued by
-services/agent_dispatch.py when an agent's seat is awaited).
+services/app/agents/dispatch.py when an agent's seat is awaited).
 
 One call: build the seat's payload (its own view only), sign it, POST it
 with no redirects, a size cap and a timeout of the time the seat has left
@@ -17,6 +17,11 @@ no default move, no strike and no bank, and is not a row of agent_turns."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the composition root imports this module, not the other way
+    from services.bootstrap import Runtime
+
 import asyncio
 import logging
 import time
@@ -25,12 +30,11 @@ from collections import Counter
 import httpx
 import msgspec
 
-from services.agents import AgentSettings, EndpointRefused, resolve_endpoint, signed_headers
-from services.errors import BadRequest, Conflict, ServiceError, Unprocessable
-from services.games import now_ms
-from services.runtime import Runtime
-from services.turns import chance_now, opens_at
-from services import metrics
+from services.app.agents.registry import AgentSettings, EndpointRefused, resolve_endpoint, signed_headers
+from services.app.errors import BadRequest, Conflict, ServiceError, Unprocessable
+from services.app.games.service import now_ms
+from services.app.games.turns import chance_now, opens_at
+from services.infra import metrics
 
 log = logging.getLogger("hanamichi.agent_calls")
 ANSWER_HEAD = 200  # bytes of each answer kept for the owner's turn log (GET /api/v1/agents/{id}/turns)

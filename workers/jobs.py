@@ -4,13 +4,17 @@ killed, changes nothing twice."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the composition root imports this module, not the other way
+    from services.bootstrap import Runtime
+
 import logging
 
 from arq.worker import func
 
-from services.deadlines import STRIKE_LIMIT
-from services.metrics import timed_job
-from services.runtime import Runtime
+from services.app.games.deadlines import STRIKE_LIMIT
+from services.infra.metrics import timed_job
 from workers.agent_calls import agent_deadline, call_agent
 
 log = logging.getLogger("hanamichi.worker")
@@ -50,7 +54,7 @@ async def reconcile(ctx: dict) -> dict:
 
 # Agent calls last as long as a move's time plus the bank: their own timeout.
 # One try: if the worker dies mid-call, the call's backstop deadline plays.
-# Each timed and its failures counted by name (services/metrics.py).
+# Each timed and its failures counted by name (services/infra/metrics.py).
 FUNCTIONS = [
     timed_job(start_tournament), timed_job(record_table), timed_job(move_deadline),
     func(timed_job(call_agent), name="call_agent", timeout=3600, max_tries=1, keep_result=0), timed_job(agent_deadline),

@@ -12,15 +12,14 @@ from arq.worker import Worker
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from services import constants as K
+from services.infra import keys as K
 from services.config import Settings
-from services.metrics import serve_for_worker, timed_job
-from services.runtime import Runtime
-from services.scheduler import redis_settings
-from workers.agent_calls import call_agents_directly, close_caller
+from services.infra.metrics import serve_for_worker, timed_job
+from services.bootstrap import open_worker
+from services.infra.scheduler import redis_settings
+from workers.agent_calls import close_caller
 from workers.summary import summarise
 from workers.jobs import FUNCTIONS, reconcile
-from services.ratings import RatingsProjector
 
 log = logging.getLogger("hanamichi.worker")
 
@@ -71,10 +70,9 @@ class ResilientWorker(Worker):
 
 def build_worker(settings: Settings) -> Worker:
     async def on_startup(ctx: dict) -> None:
-        runtime = await Runtime.open(settings)
+        runtime, projector = await open_worker(settings)  # services/bootstrap.py wires both
         ctx["runtime"] = runtime
-        call_agents_directly(runtime)
-        ctx["projector"] = RatingsProjector(runtime.pool)
+        ctx["projector"] = projector
         ctx["projector_task"] = asyncio.create_task(ctx["projector"].run_forever())
         # Pick up whatever a stopped worker left: due starts, missing tables,
         # finished tables not yet recorded.
@@ -101,7 +99,7 @@ def build_worker(settings: Settings) -> Worker:
         keep_result=60,
         # Agent calls wait for the next poll: HANAMICHI_WORKER_POLL_MS bounds
         # the service's delay before a push agent is called.
-        poll_delay=int(os.environ.get("HANAMICHI_WORKER_POLL_MS", "5")) / 1000,
+        poll_delay=settings.worker_poll_ms / 1000,
         handle_signals=True,
     )
 

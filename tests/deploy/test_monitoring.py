@@ -11,10 +11,10 @@ from pathlib import Path
 
 import yaml
 
-from services import metrics
+from services.infra import metrics
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
-# Read from PostgreSQL at scrape time (services/metrics.py), not in the registry.
+# Read from PostgreSQL at scrape time (services/infra/metrics.py), not in the registry.
 SCRAPE_TIME = {"hanamichi_live_tables", "hanamichi_tournaments"}
 
 

@@ -207,7 +207,7 @@ def test_password_change_ends_other_sessions_and_token_rotation(server):
 
 
 def test_password_guessing_is_rate_limited_per_name(server):
-    from services.accounts import SIGNIN_LIMIT
+    from services.app.accounts import SIGNIN_LIMIT
 
     name = _name("Ivy")
     with _browser(server) as c:

@@ -7,7 +7,7 @@ import uuid
 
 import asyncpg
 
-from services.db import migrate, migration_files
+from services.infra.db import migrate, migration_files
 from tests.conftest import _with_database
 
 

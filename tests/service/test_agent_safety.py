@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from examples.agent import verify
-from services.agents import EndpointRefused, address_allowed, resolve_endpoint, sign
+from services.app.agents.registry import EndpointRefused, address_allowed, resolve_endpoint, sign
 from tests.conftest import free_test_port
 from tests.service.agent_harness import AgentProcess
 from tests.service.client import ApiClient

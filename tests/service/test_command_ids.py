@@ -12,7 +12,7 @@ import uuid
 import asyncpg
 import pytest
 
-from services.db import migration_files
+from services.infra.db import migration_files
 from tests.service.client import ApiClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")

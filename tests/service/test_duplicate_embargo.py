@@ -1,6 +1,6 @@
 """Duplicate tournaments play one deal at several tables: until the round
 ends, a table's play is shown only to its own seats (issue 11, item 1: every
-route, services/embargo.py), and the tournament shows none of the round's
+route, services/app/games/embargo.py), and the tournament shows none of the round's
 results; the tournament lifts the embargo when its round ends."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import pytest
 
 import engines.tournament as tn
 from services.config import Settings
-from services.errors import ServiceError
-from services.players import Player
-from services.runtime import Runtime
-from services.tables import SeatHolder
-from services.tournaments import table_game_id
+from services.app.errors import ServiceError
+from services.app.players import Player
+from services.bootstrap import Runtime
+from services.app.games.tables import SeatHolder
+from services.app.tournaments.service import table_game_id
 from tests.service.client import ApiClient, SseReader
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -207,7 +207,7 @@ async def test_ratings_wait_for_the_embargo_of_a_ranked_duplicate_table(server, 
     """A ranked duplicate table's result must not reach the ratings (the
     leaderboard, a player's rating history) before its round ends: the
     projection waits at it, then applies it in position order (issue 11, item 1)."""
-    from services.ratings import RatingsProjector, rebuild
+    from services.app.ratings.projection import RatingsProjector, rebuild
 
     runtime = await Runtime.open(Settings(database_url=database_url, redis_url=redis_url))
     try:

@@ -10,8 +10,8 @@ import uuid
 import asyncpg
 import pytest
 
-from services.db import create_pool, migrate, migration_files
-from services.eventstore import APPEND_LOCK, EventStore, VersionConflict
+from services.infra.db import create_pool, migrate, migration_files
+from services.infra.eventstore import APPEND_LOCK, EventStore, VersionConflict
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -26,7 +26,7 @@ import httpx
 import msgspec
 import pytest
 
-from services.embedded import _stop_postgres, _stop_redis, start_postgres, start_redis
+from services.tools.embedded import _stop_postgres, _stop_redis, start_postgres, start_redis
 from tests.conftest import ROOT, ServerProcess, WorkerProcess, free_test_port
 from tests.service.agent_harness import AGENT_ENV, PullAgentProcess, register_agent
 from tests.service.client import ApiClient, SseReader

@@ -15,9 +15,9 @@ import pytest
 
 from engines.core import Ctx, Result
 from engines.registry import get_game
-from services.ratings import Rating, apply_game
-from services.tableevents import GameFinished, MovePlayedForSeat, SeatHandedToBot, SeatRecord, places_after_forfeits
-from services.tables import engine_events, event_decoder
+from services.app.ratings.projection import Rating, apply_game
+from services.app.games.events import GameFinished, MovePlayedForSeat, SeatHandedToBot, SeatRecord, places_after_forfeits
+from services.app.games.tables import engine_events, event_decoder
 from tests.conftest import WorkerProcess
 from tests.service.client import ApiClient
 

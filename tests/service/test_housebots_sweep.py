@@ -1,4 +1,4 @@
-"""The worker's sweep (services/housebots.py) drives a table only when it is
+"""The worker's sweep (services/app/games/housebots.py) drives a table only when it is
 really stalled: a house bot's move is awaited, or a due timer would write
 something. A Kabuki masks table waiting on a person's placement, with the
 stop window over and bots that could still call Stop (KM-2, optional), is
@@ -10,8 +10,8 @@ from __future__ import annotations
 from engines.core import Chance, Ctx
 from engines.kabuki_masks.actions import Place
 from engines.registry import get_game
-from services.housebots import HouseBots
-from services.tables import SeatHolder, Table
+from services.app.games.housebots import HouseBots
+from services.app.games.tables import SeatHolder, Table
 
 
 def _masks_table(human_places: bool, window_ms: int = 150) -> Table:

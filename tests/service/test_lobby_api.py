@@ -131,8 +131,8 @@ def test_people_tables_pace_bots_by_default(monkeypatch):
 def test_tournament_tables_pace_bots_only_where_people_sit():
     """Tables without their own bot_delay_ms (tournaments): people's pace
     where a person sits, the process's (instant) elsewhere."""
-    from services.housebots import HouseBots
-    from services.tables import SeatHolder, Table
+    from services.app.games.housebots import HouseBots
+    from services.app.games.tables import SeatHolder, Table
 
     class Games:
         on_commit: list = []

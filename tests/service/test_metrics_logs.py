@@ -61,9 +61,9 @@ class LoggedServer(ServerProcess):
     def start(self) -> None:
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "--factory", "services.app:app_from_env",
+                [sys.executable, "-m", "uvicorn", "--factory", "services.bootstrap:app_from_env",
                  "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "info",
-                 "--http", "services.httpserver:GuardedHttpProtocol"],
+                 "--http", "services.http.httpserver:GuardedHttpProtocol"],
                 cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
             )
         wait_for(lambda: self._up(), 30, "the server")

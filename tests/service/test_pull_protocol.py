@@ -13,7 +13,7 @@ import json
 import httpx
 import pytest
 
-from services.sse import KEEPALIVE
+from services.http.sse import KEEPALIVE
 from tests.conftest import WorkerProcess
 from tests.service.agent_harness import wait_for
 from tests.service.client import ApiClient

@@ -404,7 +404,7 @@ def test_serve_processes_runs_n_api_processes_on_one_port_and_replaces_a_killed_
 
 
 def test_serve_starts_one_api_process_per_usable_core_not_per_machine_core():
-    from services.cli import usable_cores
+    from services.tools.serve import usable_cores
 
     # CPU affinity (and a container's CPU quota) bound it: os.cpu_count() may count cores we cannot use.
     assert 1 <= usable_cores() <= len(os.sched_getaffinity(0))

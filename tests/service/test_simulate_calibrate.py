@@ -9,7 +9,7 @@ import random
 import subprocess
 import sys
 
-from services.simulate import bare_kabuki_tricks
+from services.tools.simulate import bare_kabuki_tricks
 from tests.conftest import ROOT
 
 

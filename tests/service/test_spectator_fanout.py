@@ -16,8 +16,8 @@ import msgspec
 import pytest
 
 from engines.registry import get_game
-from services.tableevents import TableEvent
-from services.tables import event_decoder
+from services.app.games.events import TableEvent
+from services.app.games.tables import event_decoder
 from tests.conftest import ServerProcess, free_test_port
 from tests.service.client import ApiClient, SseReader, play_randomly
 

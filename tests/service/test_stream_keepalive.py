@@ -1,4 +1,4 @@
-"""Every SSE stream's keep-alive comes by the clock (services/fanout.py,
+"""Every SSE stream's keep-alive comes by the clock (services/infra/fanout.py,
 Hub.watch), even while notices keep arriving: the resync delivers a bare
 notice to every stream each second, so a stream with nothing to send (a
 duplicate round's withheld results, an embargoed table) used to send no byte
@@ -11,7 +11,7 @@ import asyncio
 import time
 from contextlib import aclosing
 
-from services.fanout import Hub, Notice
+from services.infra.fanout import Hub, Notice
 
 
 async def test_keepalives_come_by_the_clock_while_bare_notices_keep_arriving():

@@ -16,7 +16,7 @@ import uuid
 import pytest
 
 from services.config import Settings
-from services.runtime import Runtime
+from services.bootstrap import Runtime
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

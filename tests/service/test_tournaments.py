@@ -20,8 +20,8 @@ import msgspec
 import pytest
 
 from engines.tournament import default_points, table_points
-from services.deadlines import STRIKE_LIMIT
-from services.tables import AUTO_PREFIX
+from services.app.games.deadlines import STRIKE_LIMIT
+from services.app.games.tables import AUTO_PREFIX
 from tests.conftest import ROOT, WorkerProcess
 from tests.service.client import ApiClient
 

@@ -1,0 +1,129 @@
+"""People's accounts (issue 14): passwords, sign-in sessions, token rotation.
+
+Passwords are hashed with argon2id by argon2-cffi (never our own scheme),
+in a thread: a hash takes tens of milliseconds of CPU, which must not stall
+the event loop that serves every table."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from datetime import datetime, timedelta, timezone
+
+import asyncpg
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+from services.app.errors import BadRequest, Forbidden, Unauthorized
+from services.app.players import Player, Players, token_hash
+from services.app.sessions import SESSION_MAX_AGE_S, SessionKeys, session_hash
+
+_HASHER = PasswordHasher()
+# Verified against when the name is unknown, so that a wrong name takes as
+# long as a wrong password (no probing for who has an account).
+_DUMMY_HASH = _HASHER.hash(secrets.token_urlsafe(16))
+MIN_PASSWORD, MAX_PASSWORD = 8, 200
+# Sign-in attempts per name and window, whoever makes them: slows password
+# guessing to a crawl while a person who mistypes a few times is not held up.
+SIGNIN_LIMIT, SIGNIN_WINDOW_S = 10, 60
+SECRET_NAME = "session"
+
+
+def check_password(password: str) -> str:
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise BadRequest("bad_password", f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+    return password
+
+
+async def hash_password(password: str) -> str:
+    return await asyncio.to_thread(_HASHER.hash, check_password(password))
+
+
+def _verify(stored: str, password: str) -> bool:
+    try:
+        return _HASHER.verify(stored, password)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+async def shared_secret(pool: asyncpg.Pool, configured: str | None) -> bytes:
+    """The session key: HANAMICHI_SESSION_SECRET when set, else one drawn by
+    the first process and kept in PostgreSQL, so that every API process that
+    shares the database signs and checks the same cookies."""
+    if configured:
+        return configured.encode()
+    await pool.execute(
+        "INSERT INTO app_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+        SECRET_NAME, secrets.token_bytes(32),
+    )
+    return await pool.fetchval("SELECT value FROM app_secrets WHERE name = $1", SECRET_NAME)
+
+
+class Accounts:
+    def __init__(self, players: Players, keys: SessionKeys) -> None:
+        self.players = players
+        self.pool = players.pool
+        self.keys = keys
+
+    async def sign_up(self, name: str, password: str | None) -> tuple[Player, str]:
+        hashed = await hash_password(password) if password is not None else None
+        return await self.players.register(name, password_hash=hashed)
+
+    async def sign_in(self, name: str, password: str) -> Player:
+        row = await self.pool.fetchrow(
+            "SELECT player_id, name, kind, password_hash FROM players WHERE lower(name) = lower($1)", name.strip(),
+        )
+        stored = row["password_hash"] if row is not None and row["kind"] == "human" else None
+        ok = await asyncio.to_thread(_verify, stored or _DUMMY_HASH, password)
+        if not ok or stored is None:
+            raise Unauthorized("bad_credentials", "that name and password do not match an account")
+        return Player(str(row["player_id"]), row["name"], row["kind"])
+
+    async def open_session(self, player: Player) -> str:
+        """A new session for `player`: the cookie value."""
+        cookie, digest = self.keys.new_session()
+        expires = datetime.now(timezone.utc) + timedelta(seconds=SESSION_MAX_AGE_S)
+        await self.pool.execute(
+            "INSERT INTO sessions (session_hash, player_id, expires_at) VALUES ($1, $2::text::uuid, $3)",
+            digest, player.player_id, expires,
+        )
+        return cookie
+
+    async def close_session(self, cookie: str | None) -> None:
+        session_id = self.keys.session_id(cookie) if cookie else None
+        if session_id is None:
+            return
+        digest = session_hash(session_id)
+        await self.pool.execute("DELETE FROM sessions WHERE session_hash = $1", digest)
+        self.players.forget_session(digest)
+
+    async def has_password(self, player: Player) -> bool:
+        return await self.pool.fetchval(
+            "SELECT password_hash IS NOT NULL FROM players WHERE player_id = $1::text::uuid", player.player_id,
+        ) or False
+
+    async def set_password(self, player: Player, password: str, keep_cookie: str | None) -> None:
+        """Add or change the password. Every other session of the player
+        ends (a stolen session does not outlive a password change); the one
+        that asked, if any, stays signed in."""
+        if player.kind != "human":
+            raise Forbidden("people_only", "only people sign in with a password; agents use their token")
+        hashed = await hash_password(password)
+        keep_id = self.keys.session_id(keep_cookie) if keep_cookie else None
+        keep = session_hash(keep_id) if keep_id else b""
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute("UPDATE players SET password_hash = $2 WHERE player_id = $1::text::uuid", player.player_id, hashed)
+            await conn.execute(
+                "DELETE FROM sessions WHERE player_id = $1::text::uuid AND session_hash <> $2", player.player_id, keep,
+            )
+        self.players.forget_player(player.player_id)
+
+    async def rotate_token(self, player: Player) -> str:
+        """A new API token, shown once; the old one stops working (in other
+        processes within the token cache's 30 s)."""
+        token = "hm_" + secrets.token_urlsafe(32)
+        await self.pool.execute(
+            "UPDATE players SET token_hash = $2 WHERE player_id = $1::text::uuid", player.player_id, token_hash(token),
+        )
+        self.players.forget_player(player.player_id)
+        return token

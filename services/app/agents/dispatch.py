@@ -1,0 +1,134 @@
+"""After every commit: turns of agent seats. A push agent's awaited seat
+gets an arq job `call_agent` (workers/agent_calls.py) plus a backstop
+deadline in case the worker making the call dies; a pull agent's seat gets a
+deadline like a person's. Agents seated in a game that starts or ends get a
+notice on their own stream (GET /api/v1/agents/me/stream).
+
+A turn is handed over, and its clock starts, when the seat can act: a Kabuki
+masks placer once the stop window has passed (services/turns.opens_at; issue
+11 item 19), not right after the previous card, when every place would be
+refused `too_early`. A seat that may act without being awaited (a Stop during
+the window, KM-2) is offered the chance: a push agent gets an optional call
+(no deadline, no strike, its bank untouched), a pull agent a `your_chance`
+event on its stream."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from services.app.agents.registry import AgentService, AgentSettings
+from services.infra.background import spawn
+from services.infra.keys import player_stream
+from services.app.games.deadlines import deadline_job_id
+from services.infra.fanout import Notice, Publisher
+from services.infra.scheduler import Scheduler
+from services.app.games.tables import SERVER_PREFIXES, Table
+from services.app.games.turns import chance_now, opens_at
+
+
+def agent_job_id(game_id: str, version: int, seat: int) -> str:
+    return f"agent:{game_id}:{version}:{seat}"
+
+
+def chance_job_id(game_id: str, version: int, seat: int) -> str:
+    return f"chance:{game_id}:{version}:{seat}"
+
+
+class AgentDispatch:
+    def __init__(self, agents: AgentService, scheduler: Scheduler, publisher: Publisher, settings: AgentSettings) -> None:
+        self.agents = agents
+        self.scheduler = scheduler
+        self.publisher = publisher
+        self.settings = settings
+        # Set in worker processes (workers/agent_calls.py): call at once
+        # instead of through the queue.
+        self.call_directly = None
+
+    def on_commit(self, table: Table, events: list) -> None:
+        if table.state is None:
+            return
+        holders = [h for h in table.seats if h is not None and h.kind == "agent" and h.player_id]
+        if not holders:
+            return
+        committed_ms = time.time() * 1000
+        settle = self._pull_move_charge(table, holders, committed_ms, acted_at=table.version - len(events))
+        started = table.version == len(events)  # the deal is the table's first commit
+        over = table.over
+        awaited = frozenset() if over else table.game.waiting_for(table.state)
+        now = int(committed_ms)
+        turns = []
+        for holder in holders:
+            if started or over:
+                self.publisher.publish(Notice(player_stream(holder.player_id), table.version, table.version))
+            if over or holder.bot is not None:
+                continue
+            opens = now
+            if holder.seat in awaited:
+                opens = opens_at(table, holder.seat, now)
+                turns.append(self._turn(table.game_id, table.version, holder.seat, holder.player_id, committed_ms,
+                                        table.time_control, wait_ms=opens - now))
+            if (holder.seat not in awaited or opens > now) and chance_now(table, holder.seat, now):
+                turns.append(self._chance(table.game_id, table.version, holder.seat, holder.player_id, committed_ms))
+        work = [self._after_commit(settle, turns)] if settle is not None else turns
+        for job in work:
+            spawn(job)
+
+    @staticmethod
+    async def _after_commit(settle, turns: list) -> None:
+        # A pull agent's move: its bank is charged before the next turns read it.
+        await settle
+        await asyncio.gather(*turns)
+
+    def _pull_move_charge(self, table: Table, holders: list, committed_ms: float, acted_at: int):
+        """When the commit is a pull agent's own move (acting on version
+        `acted_at` or before): the coroutine that charges its bank."""
+        if table.last_command is None:
+            return None
+        command_id, seat = table.last_command
+        if seat is None or command_id.startswith(SERVER_PREFIXES) or not any(h.seat == seat for h in holders):
+            return None
+        move_ms, bank_ms = self.settings.time_control(table.time_control)
+        return self.agents.charge_pull_move(table.game_id, seat, acted_at, committed_ms, move_ms, bank_ms)
+
+    async def _turn(self, game_id: str, version: int, seat: int, player_id: str, committed_ms: float,
+                    time_control: dict | None, wait_ms: int = 0) -> None:
+        """The seat's turn, handed over `wait_ms` after the commit (when it
+        can act, `opens_at`): its deadline counts from then."""
+        mode = await self.agents.mode_of(player_id)
+        move_ms, bank_ms = self.settings.time_control(time_control)
+        if mode == "push":
+            if self.call_directly is not None:
+                self.call_directly(game_id, version, seat, committed_ms, delay_ms=wait_ms)
+            else:
+                await self.scheduler.enqueue(
+                    "call_agent", game_id, version, seat, committed_ms,
+                    job_id=agent_job_id(game_id, version, seat), delay_s=wait_ms / 1000,
+                )
+            # Only if the call never finished (its worker died): the call
+            # itself is bounded by move_ms plus what is left of the bank.
+            delay_ms = wait_ms + move_ms + bank_ms + self.settings.backstop_grace_ms
+        else:
+            # A pull agent moves through the API: its turn stays open until
+            # then, and its deadline is the move's time plus its bank, from
+            # when its stream says `your_turn` (the row's sent_ms).
+            await self.agents.record_turn(
+                game_id, version, seat, player_id, committed_ms, committed_ms + wait_ms, None, None, 0, 0, "pending"
+            )
+            delay_ms = wait_ms + move_ms + await self.agents.bank_left(game_id, seat, bank_ms)
+        await self.scheduler.enqueue(
+            "agent_deadline", game_id, version, seat, job_id=deadline_job_id(game_id, version, seat), delay_s=delay_ms / 1000
+        )
+
+    async def _chance(self, game_id: str, version: int, seat: int, player_id: str, committed_ms: float) -> None:
+        """An optional action (a Stop during the window): a push agent gets a
+        call it may decline; nothing is due, so there is no deadline. A pull
+        agent learns it from its stream (`your_chance`)."""
+        if await self.agents.mode_of(player_id) != "push":
+            return
+        if self.call_directly is not None:
+            self.call_directly(game_id, version, seat, committed_ms, optional=True)
+        else:
+            await self.scheduler.enqueue(
+                "call_agent", game_id, version, seat, committed_ms, True, job_id=chance_job_id(game_id, version, seat)
+            )

@@ -1,0 +1,82 @@
+"""Turn deadlines: every awaited human or agent seat of a table with a time
+control gets a job at the end of its move time; the job plays the default
+move unless the game has moved on (see GameService.play_for_seat)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from services.infra.background import spawn
+from services.infra.scheduler import Scheduler
+from services.app.games.tables import Table
+
+# Consecutive moves played for a seat before a house bot takes it over.
+STRIKE_LIMIT = 3
+
+
+def deadline_job_id(game_id: str, version: int, seat: int) -> str:
+    return f"deadline:{game_id}:{version}:{seat}"
+
+
+class Deadlines:
+    def __init__(self, scheduler: Scheduler) -> None:
+        self.scheduler = scheduler
+
+    def on_commit(self, table: Table, events: list) -> None:
+        self.schedule(table)
+
+    async def sweep(self, games, agent_budget_ms: Callable[[Table], int]) -> int:
+        """Re-arm the deadlines of tables still playing that have waited past
+        them (timed tables, and tables with agents: the backstop of an
+        agent's turn comes `agent_budget_ms` after it began). The worker's
+        periodic sweep runs this, so a deadline job lost with Redis, or taken
+        by a worker that died, cannot leave a table waiting forever.
+
+        The re-armed job gets an id of its own (`:swept:<second>`): a worker
+        SIGKILLed mid-job leaves that job queued with arq's in-progress key,
+        held for the worker-wide lease (the longest job timeout, call_agent's
+        hour, + 10 s), so no worker would run it and its id could not be
+        enqueued again. A deadline that runs twice plays once: it is due at a
+        version, and the event log decides (GameService.play_for_seat)."""
+        rows = await games.pool.fetch(
+            "SELECT g.game_id::text AS id FROM games g WHERE g.status = 'playing' AND (g.time_control IS NOT NULL"
+            " OR EXISTS (SELECT 1 FROM seats s JOIN players p ON p.player_id = s.player_id"
+            " WHERE s.game_id = g.game_id AND p.kind = 'agent'))"
+        )
+        stuck = 0
+        swept = f"swept:{int(time.time())}"
+        for row in rows:
+            table = await games.load(row["id"])
+            if table.state is None or table.over:
+                continue
+            waited_ms = (time.monotonic() - table.changed_at) * 1000
+            # Only a table that has waited past its deadline lost its job;
+            # the others' jobs are still due, and re-arming them costs.
+            move_ms = table.time_control.get("move_ms", 30_000) if table.time_control else None
+            if move_ms is not None and waited_ms > move_ms:
+                self.schedule(table, delay_ms=0, retry=swept)
+                stuck += 1
+            if waited_ms > agent_budget_ms(table):
+                self.schedule(table, agents=True, delay_ms=0, retry=swept)
+                stuck += 1
+        return stuck
+
+    def schedule(self, table: Table, agents: bool = False, delay_ms: int | None = None, retry: str | None = None) -> None:
+        """Deadline jobs for the awaited seats held by people, or (agents=True)
+        by agents; agents' turns are otherwise scheduled by AgentDispatch.
+        `retry` (the sweep's) makes the job id a new one."""
+        if table.state is None or table.over or (table.time_control is None and not agents):
+            return
+        if delay_ms is None:
+            delay_ms = table.time_control.get("move_ms", 30_000)
+        job = "agent_deadline" if agents else "move_deadline"
+        for seat in table.game.waiting_for(table.state):
+            holder = table.seats[seat]
+            if holder is None or holder.bot is not None or (holder.kind == "agent") != agents:
+                continue
+            job_id = deadline_job_id(table.game_id, table.version, seat)
+            spawn(self.scheduler.enqueue(
+                job, table.game_id, table.version, seat,
+                job_id=f"{job_id}:{retry}" if retry else job_id, delay_s=delay_ms / 1000,
+            ))

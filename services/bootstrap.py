@@ -1,0 +1,149 @@
+"""The one composition root. Settings in, every long-lived object built and
+wired here, for the API process (`create_app`) and the worker process
+(`open_worker`) alike. Nothing below this module builds a service or
+subscribes itself to another: the on_commit subscribers are listed here.
+
+Layers (enforced by tests/service/test_layers.py): bootstrap -> http -> app ->
+infra; engines import nothing of services."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+from litestar import Litestar
+
+from services.app.accounts import SIGNIN_LIMIT, SIGNIN_WINDOW_S, Accounts, shared_secret
+from services.app.agents.dispatch import AgentDispatch
+from services.app.agents.registry import AgentService
+from services.app.games.deadlines import Deadlines
+from services.app.games.housebots import HouseBots
+from services.app.games.service import GameService
+from services.app.games.tables import TableCache
+from services.app.players import Players
+from services.app.ratings.projection import RatingsProjector
+from services.app.sessions import SessionKeys
+from services.app.tournaments.service import TournamentService
+from services.config import Settings
+from services.http.app import build_app
+from services.http.ratelimit import RateLimiter
+from services.http.shutdown import end_streams_on_signal
+from services.infra import logs
+from services.infra.db import create_pool
+from services.infra.eventstore import EventStore
+from services.infra.fanout import Hub, Publisher
+from services.infra.scheduler import Scheduler
+from services.infra.watchers import Watchers
+from workers.agent_calls import call_agents_directly
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    pool: object
+    redis: aioredis.Redis
+    store: EventStore
+    publisher: Publisher
+    hub: Hub
+    tables: TableCache
+    games: GameService
+    bots: HouseBots
+    players: Players
+    scheduler: Scheduler
+    deadlines: Deadlines
+    tournaments: TournamentService
+    agents: AgentService
+    agent_dispatch: AgentDispatch
+    watchers: Watchers  # spectator counts (issue 15)
+    agent_caller: object | None = None  # a worker's AgentCaller (workers/agent_calls.py), built on first use
+
+    @classmethod
+    async def open(cls, settings: Settings) -> "Runtime":
+        return await open_runtime(settings)
+
+    async def close(self) -> None:
+        await self.bots.close()
+        await self.watchers.close()
+        await self.hub.close()
+        await self.publisher.close()
+        await self.scheduler.close()
+        await self.redis.aclose()
+        await self.pool.close()
+
+
+async def open_runtime(settings: Settings) -> Runtime:
+    """Every part a process of either kind needs, wired once."""
+    pool = await create_pool(settings.database_url, settings.pool_size)
+    redis = aioredis.from_url(settings.redis_url)
+    store = EventStore(pool)
+    publisher = Publisher(redis)
+    hub = Hub(redis, store, settings.resync_interval_s)
+    publisher.local = hub.deliver  # this process's own commits reach its SSE clients without a Redis round trip
+    tables = TableCache(pool, store)
+    games = GameService(pool, store, publisher, tables, known_version=hub.latest_version, recheck_s=settings.resync_interval_s)
+    scheduler = await Scheduler.connect(settings.redis_url)
+    deadlines = Deadlines(scheduler)
+    bots = HouseBots(games, settings.bot_delay_ms, settings.table_bot_delay_ms)
+    players = Players(pool)
+    tournaments = TournamentService(pool, store, publisher, games, scheduler)
+    agents = AgentService(pool, players, settings.agents)
+    agent_dispatch = AgentDispatch(agents, scheduler, publisher, settings.agents)
+    # Every commit to a game stream, in this order: arm the turn's deadline,
+    # drive the house bots, record a finished tournament table, call or notify
+    # the agent whose turn it is.
+    games.on_commit.extend([
+        deadlines.on_commit,
+        bots.on_commit,
+        tournaments.on_game_commit,
+        agent_dispatch.on_commit,
+    ])
+    runtime = Runtime(
+        settings=settings, pool=pool, redis=redis, store=store, publisher=publisher, hub=hub, tables=tables,
+        games=games, bots=bots, players=players, scheduler=scheduler, deadlines=deadlines, tournaments=tournaments,
+        agents=agents, agent_dispatch=agent_dispatch, watchers=Watchers(redis),
+    )
+    hub.start()
+    await bots.resume_all()
+    return runtime
+
+
+def create_app(settings: Settings) -> Litestar:
+    """The API process: the runtime plus what only HTTP needs (session keys,
+    accounts, rate limiters), handed to the routes as app.state."""
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar):
+        runtime = await open_runtime(settings)
+        end_streams_on_signal(runtime.hub.end_streams)  # SIGTERM must not wait for SSE clients
+        keys = SessionKeys(await shared_secret(runtime.pool, settings.session_secret))
+        runtime.players.keys = keys  # the session cookie, on every route (services/app/sessions.py)
+        app.state.update(
+            settings=settings, runtime=runtime, pool=runtime.pool, redis=runtime.redis, hub=runtime.hub,
+            games=runtime.games, players=runtime.players, tournaments=runtime.tournaments,
+            accounts=Accounts(runtime.players, keys),
+            # Sign-in attempts per name (guessing passwords), over every process.
+            signin_limiter=RateLimiter(runtime.redis, SIGNIN_LIMIT, SIGNIN_WINDOW_S),
+            agent_limiter=RateLimiter(runtime.redis, settings.agents.rate_limit, settings.agents.rate_window_s),
+        )
+        try:
+            yield
+        finally:
+            await runtime.close()
+
+    return build_app(settings, lifespan)
+
+
+def app_from_env() -> Litestar:
+    """For `uvicorn --factory services.bootstrap:app_from_env`."""
+    logs.configure()  # JSON lines, quiet when idle (services/infra/logs.py)
+    return create_app(Settings.from_env())
+
+
+async def open_worker(settings: Settings) -> tuple[Runtime, RatingsProjector]:
+    """The worker process: the runtime, its agent caller (push agents whose
+    turn comes from a commit made here are called at once) and the ratings
+    projection."""
+    runtime = await open_runtime(settings)
+    call_agents_directly(runtime)
+    return runtime, RatingsProjector(runtime.pool)

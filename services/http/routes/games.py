@@ -1,0 +1,431 @@
+"""HTTP handlers: each translates a request into one service call.
+
+The routes are the public contract (clients, bots, black-box checks);
+errors are always `{code, message}` (services.app.errors, mapped in app.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from contextlib import aclosing
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Request, Response, get, post
+from litestar.datastructures import State
+from litestar.openapi import ResponseSpec
+from litestar.params import Parameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+
+from engines.registry import available, get_game
+from services.http import broadcast
+from services.app.games import embargo
+from engines.timecontrol import TimeControl
+from services.http.schemas import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
+from services.app.agents.registry import AgentSettings
+from services.app.errors import BadRequest, ServiceError, Unprocessable
+from services.infra import metrics
+from services.app.games.service import GameService, Outcome, result_shown
+from services.http.input import parse_version
+from services.app.players import Player, Players
+from services.app.games.tables import Table, engine_events
+from services.app.games.clocks import SeatClock, seat_clocks
+from services.app.games.turns import TurnTeller, legal_now
+from services.http.sse import KEEPALIVE
+from services.infra.watchers import Watching
+
+Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
+
+
+# --- request and response bodies ----------------------------------------------
+
+class NewPlayer(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    # With a password the person can sign in from a browser later (issue 14).
+    password: str | None = None
+
+
+class PlayerCreated(msgspec.Struct):
+    player_id: str
+    name: str
+    token: str
+
+
+class NewGame(msgspec.Struct, forbid_unknown_fields=True):
+    game: str
+    players: SeatCount
+    options: dict[str, Any] = {}
+    ranked: bool = False
+    time_control: TimeControl | None = None
+    # How long house bots wait before each move, so people can follow them
+    # (issue 14); omitted: HANAMICHI_TABLE_BOT_DELAY_MS (700).
+    bot_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=10_000)] | None = None
+
+
+class TakeSeat(msgspec.Struct, forbid_unknown_fields=True):
+    seat: SeatNumber | None = None
+
+
+class SeatBot(msgspec.Struct, forbid_unknown_fields=True):
+    bot: str
+    seat: SeatNumber | None = None
+
+
+class Submit(msgspec.Struct, forbid_unknown_fields=True):
+    action: dict[str, Any]
+    command_id: str
+    expected_version: Version | None = None
+
+
+class SeatInfo(msgspec.Struct):
+    seat: int
+    taken: bool
+    name: str | None = None
+    kind: str | None = None  # 'human', 'agent', 'bot'
+    bot: str | None = None
+
+
+class GameInfo(msgspec.Struct):
+    game_id: str
+    game: str
+    status: str  # 'open', 'playing', 'finished'
+    version: int
+    players: int
+    ranked: bool
+    options: dict[str, Any]
+    seats: list[SeatInfo]
+    your_seat: int | None
+    to_act: list[int]
+    legal_actions: list[Any]
+    view: Any
+    result: Any = None
+    time_control: dict | None = None
+    bot_delay_ms: int | None = None  # None: the server's setting (tournaments, sparring: instant)
+    # The server's clock when this was read, so a page counts deadlines down
+    # by the server's time, not the browser's (issue 14).
+    server_time_ms: int = 0
+    # On a timed table in play: each awaited seat's deadline (epoch ms) and
+    # the time bank it has left beyond it.
+    clock: list[SeatClock] | None = None
+    # Streams open on this table without a seat, over every API process
+    # (services/infra/watchers.py); None when it cannot be counted (Redis down).
+    spectators: int | None = None
+
+
+class ActionAccepted(msgspec.Struct):
+    version: int
+    events: list[dict]
+
+
+class EventsPage(msgspec.Struct):
+    version: int
+    events: list[dict]
+
+
+class Replay(msgspec.Struct):
+    at: int
+    version: int
+    seat: int | None
+    view: Any
+
+
+# --- helpers -----------------------------------------------------------------
+
+def _players(state: State) -> Players:
+    return state.players
+
+
+def _games(state: State) -> GameService:
+    return state.games
+
+
+async def _viewer(state: State, authorization: str | None) -> Player | None:
+    """Reading is open to spectators; a token, when sent, must be valid."""
+    if authorization is None:
+        return None
+    return await _players(state).authenticate(authorization)
+
+
+def effective_time_control(table: Table) -> dict | None:
+    """The table's own time control; a table without one that seats an agent
+    shows the defaults the agent is actually held to (issue 12)."""
+    if table.time_control is not None:
+        return table.time_control
+    if any(h is not None and h.kind == "agent" for h in table.seats):
+        move_ms, bank_ms = _AGENT_DEFAULTS.time_control(None)
+        return {"move_ms": move_ms, "bank_ms": bank_ms}
+    return None
+
+
+# Read once per process, as the agent dispatch reads them.
+_AGENT_DEFAULTS = AgentSettings.from_env()
+
+
+def game_info(table: Table, player: Player | None) -> GameInfo:
+    game = table.game
+    seat = table.seat_of(player.player_id) if player else None
+    started = table.state is not None
+    over = table.over
+    state = table.state
+    if over and not table.disclosed:
+        # Embargoed (duplicate tournaments): the game as it stood before its end.
+        state = game.fold(engine_events(table.events[: table.visible_version]))
+    return GameInfo(
+        game_id=table.game_id,
+        game=game.name,
+        status="finished" if over else ("playing" if started else "open"),
+        version=table.version,
+        players=table.players,
+        ranked=table.ranked,
+        options=msgspec.to_builtins(table.options),
+        seats=[
+            SeatInfo(i, h is not None, h.name if h else None, h.kind if h else None, h.bot if h else None)
+            for i, h in enumerate(table.seats)
+        ],
+        your_seat=seat,
+        to_act=sorted(game.to_act(table.state)) if started and not over else [],
+        legal_actions=(
+            legal_now(table, seat)
+            if started and not over and seat is not None and seat in game.to_act(table.state)
+            else []
+        ),
+        view=game.view(state, seat) if started and not embargo.withheld(table, seat) else None,
+        result=result_shown(table) if table.disclosed else None,
+        time_control=effective_time_control(table),
+        bot_delay_ms=table.bot_delay_ms,
+        server_time_ms=int(time.time() * 1000),
+    )
+
+
+# --- routes ------------------------------------------------------------------
+
+@get("/health", sync_to_thread=False)
+def health() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@get("/ready", responses={503: ResponseSpec(dict[str, str], description="a dependency is down (named in the body)", generate_examples=False)})
+async def ready(state: State) -> Response[dict[str, str]]:
+    checks = {}
+    try:
+        await asyncio.wait_for(state.pool.fetchval("SELECT 1"), 2)
+        checks["postgres"] = "ok"
+    except Exception as exc:
+        checks["postgres"] = f"unreachable: {type(exc).__name__}"
+    try:
+        await asyncio.wait_for(state.redis.ping(), 2)
+        checks["redis"] = "ok"
+    except Exception as exc:
+        checks["redis"] = f"unreachable: {type(exc).__name__}"
+    ok = all(v == "ok" for v in checks.values())
+    return Response({"status": "ready" if ok else "not_ready", **checks}, status_code=200 if ok else 503)
+
+
+@get("/api/v1/games/catalog", sync_to_thread=False)
+def catalog() -> list[dict[str, Any]]:
+    out = []
+    for name in available():
+        game = get_game(name)
+        out.append(
+            {
+                "game": name,
+                "title": game.title,
+                "min_players": game.min_players,
+                "max_players": game.max_players,
+                "options": msgspec.to_builtins(game.options_type()),
+                "bots": list(game.bots),
+            }
+        )
+    return out
+
+
+@post("/api/v1/players", status_code=201)
+async def create_player(state: State, data: NewPlayer) -> PlayerCreated:
+    player, token = await state.accounts.sign_up(data.name, data.password)
+    return PlayerCreated(player.player_id, player.name, token)
+
+
+@post("/api/v1/games", status_code=201)
+async def create_game(state: State, data: NewGame, authorization: Auth) -> GameInfo:
+    player = await _players(state).authenticate(authorization)
+    if data.time_control is not None:
+        for_people(data.time_control)  # its seats are for people
+    table = await _games(state).create_game(
+        player, data.game, data.players, data.options, data.ranked,
+        msgspec.to_builtins(data.time_control) if data.time_control else None,
+        state.settings.table_bot_delay_ms if data.bot_delay_ms is None else data.bot_delay_ms,
+    )
+    return game_info(table, player)
+
+
+@get("/api/v1/games/{game_id:str}")
+async def read_game(state: State, game_id: str, authorization: Auth) -> GameInfo:
+    player = await _viewer(state, authorization)
+    table = await _games(state).load(game_id)
+    info = game_info(table, player)
+    if info.time_control is not None and info.status == "playing":
+        info.clock = await seat_clocks(state.pool, state.runtime.agents, table, info.time_control)
+    info.spectators = await state.runtime.watchers.one(table.game_id)
+    return info
+
+
+@post("/api/v1/games/{game_id:str}/seats", status_code=200)
+async def take_seat(state: State, game_id: str, authorization: Auth, data: TakeSeat | None = None) -> GameInfo:
+    player = await _players(state).authenticate(authorization)
+    if player.kind == "agent":  # a paused agent takes no seat; only declared games (issue 11, item 6)
+        await state.runtime.agents.check_new_seat(player, (await _games(state).tables.get(game_id)).game.name)
+    table = await _games(state).take_seat(player, game_id, data.seat if data else None)
+    return game_info(table, player)
+
+
+@post("/api/v1/games/{game_id:str}/bots", status_code=200)
+async def seat_bot(state: State, game_id: str, data: SeatBot, authorization: Auth) -> GameInfo:
+    player = await _players(state).authenticate(authorization)
+    table = await _games(state).seat_bot(player, game_id, data.seat, data.bot)
+    return game_info(table, player)
+
+
+@post("/api/v1/games/{game_id:str}/actions", status_code=200)
+async def submit_action(state: State, game_id: str, data: Submit, authorization: Auth) -> Response[ActionAccepted]:
+    player = await _players(state).authenticate(authorization)
+    games = _games(state)
+    try:
+        table, outcome, _ = await games.act(game_id, player, data.action, data.command_id, data.expected_version)
+    except Unprocessable as err:
+        metrics.refused(err.code)
+        if player.kind == "agent":
+            # A pull agent refused until its deadline is struck `illegal_action`
+            # with this refusal as detail, not `timeout` (issue 12).
+            await state.runtime.agents.note_refusal(game_id, player.player_id, f"{err.code}: {err.message}")
+        raise
+    except ServiceError as err:
+        metrics.refused(err.code)
+        raise
+    metrics.ACTIONS_ACCEPTED.inc()
+    # Wall-clock time just after the commit: lets a load generator on the
+    # same machine measure commit-to-SSE delay.
+    return Response(
+        ActionAccepted(outcome.version, _written(games, table, outcome)),
+        headers={"X-Committed-At": f"{time.time():.6f}"},
+    )
+
+
+def _written(games: GameService, table: Table, outcome: Outcome) -> list[dict]:
+    # The events this command wrote, as its seat may see them (a retry gets the same).
+    written = table.events[outcome.first - 1 : outcome.version]
+    return games.redacted(table, outcome.seat, outcome.first, written)
+
+
+@get("/api/v1/games/{game_id:str}/events")
+async def read_events(
+    state: State, game_id: str, authorization: Auth, after: Annotated[int, Parameter(ge=0, le=MAX_VERSION)] = 0
+) -> EventsPage:
+    player = await _viewer(state, authorization)
+    games = _games(state)
+    table = await games.load(game_id)
+    viewer = table.seat_of(player.player_id) if player else None
+    return EventsPage(table.version, await games.events_after(table, viewer, after))
+
+
+@get("/api/v1/games/{game_id:str}/replay")
+async def replay(
+    state: State,
+    game_id: str,
+    authorization: Auth,
+    at: Annotated[int | None, Parameter(ge=0, le=MAX_VERSION)] = None,
+    seat: Annotated[int | None, Parameter(ge=0, le=MAX_SEATS - 1)] = None,
+) -> Replay:
+    player = await _viewer(state, authorization)
+    table = await _games(state).load(game_id)
+    at, view = _games(state).replay_view(table, player, at, seat)
+    return Replay(at, table.version, seat, view)
+
+
+@get("/api/v1/games/{game_id:str}/export")
+async def export(state: State, game_id: str) -> Response[bytes]:
+    games = _games(state)
+    table = await games.load(game_id)
+    return Response(games.export(table), media_type="application/x-ndjson")
+
+
+@get("/api/v1/games/{game_id:str}/stream")
+async def stream(request: Request, state: State, game_id: str, authorization: Auth) -> ServerSentEvent:
+    player = await _viewer(state, authorization)
+    games = _games(state)
+    table = await games.load(game_id)
+    last = resume_point(request)
+    cycle = (request.scope.get("extensions") or {}).get("hanamichi.cycle")
+    return ServerSentEvent(metrics.sse_stream("game", _sse(state, games, table, player, last, cycle)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def resume_point(request: Request) -> int:
+    """The version an SSE client saw last: `Last-Event-ID` (a reconnect) or `?after=`."""
+    header = request.headers.get("last-event-id")
+    if header is not None and header.strip():
+        return parse_version(header, "Last-Event-ID (the version of the last event you saw)", "bad_last_event_id")
+    return parse_version(request.query_params.get("after"), "after", "bad_last_event_id")
+
+
+async def _seat_taken_since(state: State, table: Table, player_id: str) -> int | None:
+    """The seat `player_id` holds now: this process's copy of the table, or
+    PostgreSQL when another process seated them."""
+    seat = table.seat_of(player_id)
+    if seat is None:
+        seat = await state.pool.fetchval(
+            "SELECT seat FROM seats WHERE game_id = $1::text::uuid AND player_id = $2::text::uuid",
+            table.game_id, player_id,
+        )
+    return seat
+
+
+async def _sse(state: State, games: GameService, table: Table, player: Player | None, last: int, cycle=None):
+    """Every event the viewer may see after `last`, once, in order; gaps in
+    the Redis fast path are filled from PostgreSQL."""
+    encode = msgspec.json.encode
+    turns = TurnTeller(state.hub)  # `turn` events, again when time alone changes them (item 19)
+    viewer = table.seat_of(player.player_id) if player else None
+    # A player who opened the stream before taking a seat gets that seat's
+    # events from the moment they sit (issue 11 item 14). Seats are taken
+    # only before the start, so the check ends once the game has started.
+    seat_pending = player is not None and viewer is None and table.state is None
+    if viewer is None and not seat_pending and cycle is not None:
+        # A spectator: the shared public feed (issue 18). Seats stay here, never cut.
+        async with aclosing(broadcast.spectator_sse(state, games, table, last, cycle)) as messages:
+            async for message in messages:
+                yield message
+        return
+    backlog = table.version  # GEN-1: what was written before the stream opened is history
+    # A stream without a seat is a spectator's: counted while it is open (issue 15).
+    async with Watching(state.runtime.watchers, table.game_id, viewer is None) as watching, \
+            aclosing(state.hub.watch(table.game_id, state.settings.sse_keepalive_s)) as notices:
+        async for notice in notices:
+            if notice is None:
+                yield KEEPALIVE
+                continue
+            if notice.last > table.version:
+                await games.refresh(table)  # written by another process, or a resync nudge
+            await games.check_embargo(table)
+            if seat_pending:
+                viewer = await _seat_taken_since(state, table, player.player_id)
+                seat_pending = viewer is None and table.state is None
+                if viewer is not None:
+                    watching.seated()
+            upto = embargo.visible_upto(table, viewer)  # nothing of an embargoed table without a seat at it
+            for item in broadcast.catch_up(games, table, viewer, last, upto, backlog):
+                yield broadcast.game_message(item)
+            last = max(last, upto)
+            started = table.state is not None  # a seat's stream may open before the deal
+            if viewer is not None and started and last == table.version and not table.over:
+                # The seat's own stream says when it may act, with its legal
+                # actions: a client (or bot) needs no polling GET.
+                legal = turns.turn(table, viewer, last)
+                if legal is not None:
+                    yield ServerSentEventMessage(data=encode({"version": last, "legal_actions": legal}).decode(), event="turn")
+            if table.disclosed and last >= table.version:
+                yield ServerSentEventMessage(data=encode({"version": last, "status": "finished"}).decode(), event="end", id=last)
+                return
+
+ROUTES = [
+    health, ready, catalog, create_player, create_game, read_game, take_seat, seat_bot,
+    submit_action, read_events, replay, export, stream,
+]

@@ -1,0 +1,378 @@
+"""`hanamichi bench ...`: figures measured against real servers.
+
+`bench service` plays many games at once through the HTTP API of a real
+server process, with load-generator clients choosing actions by the house
+`random` bot's rule from the legal actions the API lists, one spectator SSE
+stream per game, and measures in the same run the raw asyncpg ceiling of
+single-event appends from 8 connections."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import asyncpg
+
+from services.tools.benchrun import percentile, run_bench
+
+
+def add_bench_parser(sub) -> None:
+    bench = sub.add_parser("bench", help="measure the service")
+    which = bench.add_subparsers(dest="bench", required=True)
+    service = which.add_parser("service", help="many games at once through the HTTP API")
+    service.add_argument("--games", type=int, default=200)
+    service.add_argument("--game", default="kabuki-tricks")
+    service.add_argument("--players", type=int, default=4)
+    service.add_argument("--port", type=int, default=18950)
+    service.add_argument("--raw-seconds", type=float, default=3.0)
+    service.add_argument("--http-seconds", type=float, default=3.0, help="how long to measure the trivial-route HTTP ceiling")
+    service.add_argument("--server-processes", type=int, default=1, help="API processes (uvicorn --workers)")
+    service.add_argument("--client", choices=["stream", "poll"], default="poll",
+                         help="stream: each seat waits for `turn` on its SSE stream; poll: a GET before each move")
+    service.add_argument("--json", action="store_true")
+    service.set_defaults(run=_bench_service)
+    _add_tournament_parser(which)
+    from services.tools.bench_agents import add_agents_parser
+
+    add_agents_parser(which)
+    from services.tools.bench_spectators import add_spectators_parser
+
+    add_spectators_parser(which)
+
+
+def _add_tournament_parser(which) -> None:
+    t = which.add_parser("tournament", help="an all-bot swiss tournament through the real workers")
+    t.add_argument("--entrants", type=int, default=1024)
+    t.add_argument("--table-size", type=int, default=4)
+    t.add_argument("--rounds", type=int, default=5)
+    t.add_argument("--game", default="kabuki-tricks")
+    t.add_argument("--workers", type=int, default=2, help="worker processes")
+    t.add_argument("--timeout", type=float, default=600)
+    t.add_argument("--worker-log", default="/tmp/hanamichi-bench-worker.log", help="worker output, one file per worker")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(run=_bench_tournament)
+
+
+async def raw_append_ceiling(dsn: str, seconds: float, connections: int = 8) -> float:
+    """Single-event transactions from 8 connections on different streams:
+    the ceiling that one-event-per-transaction appends could reach."""
+    table = f"bench_raw_{uuid.uuid4().hex[:8]}"
+    admin = await asyncpg.connect(dsn)
+    await admin.execute(f"CREATE TABLE {table} (stream text, version bigint, data bytea, PRIMARY KEY (stream, version))")
+    done = 0
+    stop = time.perf_counter() + seconds
+
+    async def writer(n: int) -> None:
+        nonlocal done
+        conn = await asyncpg.connect(dsn)
+        version = 0
+        try:
+            while time.perf_counter() < stop:
+                version += 1
+                await conn.execute(f"INSERT INTO {table} VALUES ($1, $2, $3)", f"s{n}", version, b'{"type":"x"}')
+                done += 1
+        finally:
+            await conn.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(writer(n) for n in range(connections)))
+    elapsed = time.perf_counter() - started
+    await admin.execute(f"DROP TABLE {table}")
+    await admin.close()
+    return done / elapsed
+
+
+async def http_ceiling(host: str, port: int, seconds: float, connections: int = 64) -> float:
+    """GET /health (no IO, a tiny JSON body) from `connections` keep-alive
+    connections of this load generator: what the same server stack, with its
+    middleware, answers when our own code does nothing. Accepted actions/s
+    over this is the share of the HTTP budget the action route uses."""
+    from services.tools.loadclient import HttpConnection
+
+    done = 0
+    stop = time.perf_counter() + seconds
+
+    async def client() -> None:
+        nonlocal done
+        conn = HttpConnection(host, port)
+        try:
+            while time.perf_counter() < stop:
+                status, _, _ = await conn.request("GET", "/health")
+                done += status == 200
+        finally:
+            conn.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(client() for _ in range(connections)))
+    return done / (time.perf_counter() - started)
+
+
+class GameRunner:
+    """Plays every seat of one game over HTTP, as four separate players.
+
+    `stream` (the default) is how a bot client should play: each seat keeps
+    its own SSE stream open, which says `turn` with the legal actions when
+    the seat may act, and the seat answers with one POST. `poll` instead GETs
+    the game before each move (two requests per action)."""
+
+    def __init__(self, host: str, port: int, tokens: list[str], game_id: str, rng: random.Random, mode: str) -> None:
+        from services.tools.loadclient import HttpConnection
+
+        self.host, self.port = host, port
+        self.conns = [HttpConnection(host, port) for _ in tokens]
+        self.tokens = tokens
+        self.game_id = game_id
+        self.rng = rng
+        self.mode = mode
+        self.latencies: list[float] = []
+        self.committed: dict[int, float] = {}
+        self.accepted = 0
+        self.refused = 0
+
+    async def play(self) -> None:
+        if self.mode == "stream":
+            await asyncio.gather(*(self._play_seat_from_stream(seat) for seat in range(len(self.tokens))))
+        else:
+            await self._play_by_polling()
+
+    async def _submit(self, seat: int, legal: list, version: int) -> None:
+        body = {"action": self.rng.choice(legal), "command_id": uuid.uuid4().hex, "expected_version": version}
+        sent = time.perf_counter()
+        status, reply, headers = await self.conns[seat].request(
+            "POST", f"/api/v1/games/{self.game_id}/actions", body, self.tokens[seat]
+        )
+        self.latencies.append(time.perf_counter() - sent)
+        if status == 200:
+            self.accepted += 1
+            committed = float(headers["x-committed-at"])
+            for event in reply["events"]:
+                self.committed[event["version"]] = committed
+            self.committed[reply["version"]] = committed
+        else:
+            self.refused += 1
+
+    async def _play_seat_from_stream(self, seat: int) -> None:
+        from services.tools.loadclient import HttpConnection
+
+        stream = HttpConnection(self.host, self.port)
+        try:
+            async for event, _id, data in stream.sse(f"/api/v1/games/{self.game_id}/stream", self.tokens[seat]):
+                if event == "turn":
+                    await self._submit(seat, data["legal_actions"], data["version"])
+                elif event == "end":
+                    return
+        finally:
+            stream.close()
+
+    async def _play_by_polling(self) -> None:
+        path = f"/api/v1/games/{self.game_id}"
+        guess = 0
+        while True:
+            status, info, _ = await self.conns[guess].request("GET", path, token=self.tokens[guess])
+            if info["status"] == "finished":
+                return
+            seat = guess if guess in info["to_act"] else (info["to_act"][0] if info["to_act"] else None)
+            if seat is None:
+                await asyncio.sleep(0.005)
+                continue
+            if seat != guess:
+                status, info, _ = await self.conns[seat].request("GET", path, token=self.tokens[seat])
+            if info["legal_actions"]:
+                await self._submit(seat, info["legal_actions"], info["version"])
+            guess = (seat + 1) % len(self.tokens)
+
+    def close(self) -> None:
+        for conn in self.conns:
+            conn.close()
+
+
+async def spectate(host: str, port: int, game_id: str, arrivals: dict[int, float]) -> None:
+    from services.tools.loadclient import HttpConnection
+
+    conn = HttpConnection(host, port)
+    try:
+        async for event, _id, data in conn.sse(f"/api/v1/games/{game_id}/stream"):
+            if event == "game":
+                arrivals[data["version"]] = time.time()
+            elif event == "end":
+                return
+    finally:
+        conn.close()
+
+
+async def run_service_bench(args: argparse.Namespace, database_url: str, redis_url: str) -> dict:
+    from services.tools.loadclient import HttpConnection
+
+    host, port = "127.0.0.1", args.port
+    raw = await raw_append_ceiling(database_url, args.raw_seconds)
+    env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "--factory", "services.bootstrap:app_from_env", "--host", host,
+         "--port", str(port), "--log-level", "warning", "--no-access-log", "--workers", str(args.server_processes),
+         "--timeout-graceful-shutdown", "3"],
+        env=env, cwd=Path(__file__).resolve().parents[2],
+    )
+    try:
+        setup = HttpConnection(host, port)
+        for _ in range(300):
+            try:
+                status, _, _ = await setup.request("GET", "/health")
+                if status == 200:
+                    break
+            except OSError:
+                setup.close()
+                await asyncio.sleep(0.1)
+        setup.close()
+        http = await http_ceiling(host, port, args.http_seconds)
+        tables = []
+        run = uuid.uuid4().hex[:6]  # names are unique (issue 14): a second run on the same database needs new ones
+
+        async def make_table(n: int) -> tuple[str, list[str]]:
+            conn = HttpConnection(host, port)
+            tokens = []
+            for seat in range(args.players):
+                _, player, _ = await conn.request("POST", "/api/v1/players", {"name": f"bench{run}-{n}-{seat}"})
+                tokens.append(player["token"])
+            _, created, _ = await conn.request(
+                "POST", "/api/v1/games", {"game": args.game, "players": args.players}, tokens[0]
+            )
+            game_id = created["game_id"]
+            for seat, token in enumerate(tokens):
+                await conn.request("POST", f"/api/v1/games/{game_id}/seats", {"seat": seat}, token)
+            conn.close()
+            return game_id, tokens
+
+        for start in range(0, args.games, 50):
+            tables += await asyncio.gather(*(make_table(n) for n in range(start, min(args.games, start + 50))))
+        arrivals = [dict() for _ in tables]
+        watchers = [asyncio.create_task(spectate(host, port, gid, arrivals[i])) for i, (gid, _) in enumerate(tables)]
+        await asyncio.sleep(0.5)  # streams connected
+        runners = [GameRunner(host, port, tokens, gid, random.Random(i), args.client) for i, (gid, tokens) in enumerate(tables)]
+        started = time.perf_counter()
+        await asyncio.gather(*(r.play() for r in runners))
+        elapsed = time.perf_counter() - started
+        await asyncio.wait(watchers, timeout=15)
+        for watcher in watchers:
+            watcher.cancel()  # a spectator that missed its `end` must not hold the server's exit
+        for runner in runners:
+            runner.close()
+    finally:
+        # SIGTERM ends the server's SSE streams (services/http/shutdown.py); the
+        # kill is the backstop, so that the figures are printed whatever happens.
+        server.terminate()
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    latencies = [x for r in runners for x in r.latencies]
+    accepted = sum(r.accepted for r in runners)
+    fanout = [
+        arrivals[i][v] - runner.committed[v]
+        for i, runner in enumerate(runners)
+        for v in runner.committed
+        if v in arrivals[i]
+    ]
+    missing = sum(1 for i, r in enumerate(runners) for v in r.committed if v not in arrivals[i])
+    ms = lambda x: None if x is None else round(x * 1000, 2)  # noqa: E731
+    return {
+        "games": args.games,
+        "game": args.game,
+        "client": args.client,
+        "players": args.players,
+        "accepted_actions": accepted,
+        "refused_actions": sum(r.refused for r in runners),
+        "seconds": round(elapsed, 2),
+        "accepted_actions_per_s": round(accepted / elapsed, 1),
+        "action_latency_p50_ms": ms(percentile(latencies, 0.50)),
+        "action_latency_p99_ms": ms(percentile(latencies, 0.99)),
+        "fanout_delay_p50_ms": ms(percentile(fanout, 0.50)),
+        "fanout_delay_p99_ms": ms(percentile(fanout, 0.99)),
+        "fanout_samples": len(fanout),
+        "fanout_missing": missing,
+        "raw_single_event_appends_per_s_8_connections": round(raw, 1),
+        "ratio_to_raw_ceiling": round(accepted / elapsed / raw, 3),
+        "http_ceiling_trivial_route_per_s": round(http, 1),
+        "ratio_to_http_ceiling": round(accepted / elapsed / http, 3),
+        "server_processes": args.server_processes,
+    }
+
+
+def _bench_service(args: argparse.Namespace) -> int:
+    return run_bench(args, run_service_bench)
+
+
+async def run_tournament_bench(args: argparse.Namespace, database_url: str, redis_url: str) -> dict:
+    import engines.tournament as tn
+    from services.config import Settings
+    from services.app.games.service import now_ms
+    from services.bootstrap import Runtime
+
+    settings = Settings(database_url=database_url, redis_url=redis_url)
+    runtime = await Runtime.open(settings)
+    env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url)
+    workers = [
+        subprocess.Popen([sys.executable, "-m", "services.cli", "worker"], env=env,
+                         cwd=Path(__file__).resolve().parents[2], stdout=log, stderr=subprocess.STDOUT)
+        for log in [open(f"{args.worker_log}.{n}", "w") for n in range(args.workers)]
+    ]
+    try:
+        service = runtime.tournaments
+        loaded = await service.create(None, {
+            "game": args.game, "start_ms": now_ms() + 4_000 + 5 * args.entrants, "table_size": args.table_size,
+            "rounds": args.rounds, "bots": "bots_only", "min_entrants": 2, "max_entrants": args.entrants,
+            "ranked": True, "time_control": {"move_ms": 30_000, "bank_ms": 0},
+        })
+        tid = loaded.tournament_id
+        for n in range(1, args.entrants + 1):
+            await service.command(tid, tn.Register(entrant=tn.Entrant(id=f"bot-{n}", name=f"Bot {n}", kind="bot")))
+        # The worker starts it at its start time, as scheduled at creation.
+        await asyncio.sleep(max(0, loaded.state.settings.start_ms - now_ms()) / 1000)
+        started = time.perf_counter()
+        status = "registering"
+        while time.perf_counter() - started < args.timeout:
+            await asyncio.sleep(0.5)
+            status = (await service.load(tid)).state.status
+            if status in ("finished", "cancelled"):
+                break
+        elapsed = time.perf_counter() - started
+        row = await runtime.pool.fetchrow(
+            "SELECT count(*) AS games, count(*) FILTER (WHERE g.status = 'finished') AS finished,"
+            " coalesce(sum(s.version), 0) AS events FROM games g JOIN streams s ON s.stream_id = g.game_id::text"
+            " WHERE g.tournament_id = $1", tid,
+        )
+        actions = await runtime.pool.fetchval(
+            "SELECT count(*) FROM commands c JOIN games g ON c.stream_id = g.game_id::text"
+            " WHERE g.tournament_id = $1 AND c.command_id <> 'start:'", tid,
+        )
+    finally:
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.wait(30)
+        await runtime.close()
+    return {
+        "entrants": args.entrants,
+        "table_size": args.table_size,
+        "rounds": args.rounds,
+        "status": status,
+        "games": row["games"],
+        "games_finished": row["finished"],
+        "events": int(row["events"]),
+        "actions": actions,
+        "wall_seconds": round(elapsed, 1),
+        "games_per_s": round(row["finished"] / elapsed, 2),
+        "actions_per_s": round(actions / elapsed, 1),
+        "workers": args.workers,
+    }
+
+
+def _bench_tournament(args: argparse.Namespace) -> int:
+    return run_bench(args, run_tournament_bench)

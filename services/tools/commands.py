@@ -1,0 +1,95 @@
+"""What `hanamichi simulate`, `golden`, `verify` and `ratings rebuild` run
+(services/cli.py parses their arguments)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from services.tools.serve import settings_with_servers
+
+
+def simulate_cmd(args: argparse.Namespace) -> int:
+    from engines.registry import get_game
+    from services.tools.simulate import render, simulate
+
+    if args.calibrate:  # issue 17: every engine's random playouts over a bare pure-Python one
+        from services.tools.simulate import calibrate, render_calibration
+
+        report = calibrate(args.players, args.seconds)
+        print(json.dumps(report) if args.json else render_calibration(report))
+        return 0
+    if not args.game:
+        args.parser.error("--game is required (or --calibrate)")
+    game = get_game(args.game)
+    bots = args.bots.split(",") if args.bots else ["random"] * args.players
+    report = simulate(
+        game, args.players, args.games, args.seed, bots, json.loads(args.options),
+        progress=not args.json and args.games >= 200 and sys.stderr.isatty(),
+    )
+    print(json.dumps(report) if args.json else render(report))
+    return 0
+
+
+def golden(args: argparse.Namespace) -> int:
+    from engines.golden import encode, golden_path, playthrough
+    from engines.registry import all_games
+
+    for game in all_games():
+        if args.game and game.name != args.game:
+            continue
+        path = golden_path(game)
+        data = encode(playthrough(game))
+        if args.write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            print(f"wrote {path} ({len(data)} bytes)")
+        else:
+            same = path.exists() and path.read_bytes() == data
+            print(f"{game.name}: {'unchanged' if same else 'DIFFERS (run with --write to regenerate)'}")
+    return 0
+
+
+def verify(args: argparse.Namespace) -> int:
+    """Provably fair deals (issue 11.3): the three checks of engines.verify on
+    an export; exit 0 when all pass, 1 when one fails, 2 for an unreadable file."""
+    from engines.verify import ExportError, verify_export
+
+    try:
+        verdict = verify_export(Path(args.export).read_bytes())
+    except (OSError, ExportError) as exc:
+        print(f"hanamichi verify: {exc}", file=sys.stderr)
+        return 2
+    for name, ok in (("commitment", verdict.commitment_ok), ("deals", verdict.deals_ok), ("replay", verdict.replay_ok)):
+        print(f"{name}: {'ok' if ok else 'FAILED'}")
+    for problem in verdict.problems:
+        print(f"  {problem}")
+    return 0 if verdict.ok else 1
+
+
+def ratings(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from services.infra.db import create_pool
+    from services.app.ratings.projection import rebuild
+
+    settings, embedded = settings_with_servers()
+
+    async def run() -> dict:
+        pool = await create_pool(settings.database_url, 2)
+        try:
+            return await rebuild(pool, write=args.write)
+        finally:
+            await pool.close()
+
+    try:
+        report = asyncio.run(run())
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    print(json.dumps(report))
+    return 0 if report["equal"] or args.write else 1
+
+
