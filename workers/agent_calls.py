@@ -34,6 +34,7 @@ from services.app.agents.registry import AgentSettings, EndpointRefused, resolve
 from services.app.errors import BadRequest, Conflict, ServiceError, Unprocessable
 from services.app.games.service import now_ms
 from services.app.games.turns import chance_now, opens_at
+from services.infra import keys as K
 from services.infra import metrics
 
 log = logging.getLogger("hanamichi.agent_calls")
@@ -181,7 +182,7 @@ class AgentCaller:
         if reason is not None or raw is None:
             return "passed"
         try:
-            await self.rt.games.act(game_id, seat, raw, f"agent:{seat}:{version}:chance", expected_version=version,
+            await self.rt.games.act(game_id, seat, raw, K.agent_command_id(seat, version, chance=True), expected_version=version,
                                     received_ms=int(answered_ms))
         except ServiceError as err:  # e.g. already_called, version_conflict: the chance went to another
             log.debug("optional answer of %s@%s seat %s refused: %s", game_id, version, seat, err.message)
@@ -194,7 +195,7 @@ class AgentCaller:
         games = self.rt.games
         if reason is None:
             try:
-                await games.act(game_id, seat, raw, f"agent:{seat}:{version}", expected_version=version,
+                await games.act(game_id, seat, raw, K.agent_command_id(seat, version), expected_version=version,
                                 received_ms=int(answered_ms))
                 outcome = "ok"
             except BadRequest as err:

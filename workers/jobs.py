@@ -13,7 +13,8 @@ import logging
 
 from arq.worker import func
 
-from services.app.games.deadlines import STRIKE_LIMIT
+from services.app.games.policy import STRIKE_LIMIT
+from services.infra import keys as K
 from services.infra.metrics import timed_job
 from workers.agent_calls import agent_deadline, call_agent
 
@@ -57,5 +58,5 @@ async def reconcile(ctx: dict) -> dict:
 # Each timed and its failures counted by name (services/infra/metrics.py).
 FUNCTIONS = [
     timed_job(start_tournament), timed_job(record_table), timed_job(move_deadline),
-    func(timed_job(call_agent), name="call_agent", timeout=3600, max_tries=1, keep_result=0), timed_job(agent_deadline),
+    func(timed_job(call_agent), name=K.JOB_CALL_AGENT, timeout=3600, max_tries=1, keep_result=0), timed_job(agent_deadline),
 ]

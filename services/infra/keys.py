@@ -1,4 +1,6 @@
-"""Every Redis key and stream name, in one place (arq's habit)."""
+"""Every Redis key and stream name, arq job name and job id, and the
+command-id prefixes the server writes: in one place, since all of them are
+stored or queued and must never change across an upgrade."""
 
 # One stream for every committed game event, read once per process and fanned
 # out in memory to that process's SSE clients. Approximate trim: PostgreSQL is
@@ -14,10 +16,6 @@ F_LAST = "l"      # last version in the entry
 
 # arq's queue (tournament starts, deadlines, agent calls).
 ARQ_QUEUE = "hanamichi:arq"
-
-
-def tournament_channel(tournament_id: str) -> str:
-    return f"hanamichi:tournament:{tournament_id}"
 
 
 def player_stream(player_id: str) -> str:
@@ -40,3 +38,69 @@ WATCHERS_TTL_S = 15
 def watchers_of_process(process_id: str) -> str:
     """Hash game_id -> how many spectator streams this process serves."""
     return f"hanamichi:watchers:process:{process_id}"
+
+
+# --- arq jobs: names (the worker's function names, workers/jobs.py) and ids.
+# Both are stored in Redis with queued jobs: never rename them.
+JOB_START_TOURNAMENT = "start_tournament"
+JOB_RECORD_TABLE = "record_table"
+JOB_MOVE_DEADLINE = "move_deadline"
+JOB_AGENT_DEADLINE = "agent_deadline"
+JOB_CALL_AGENT = "call_agent"
+
+
+def start_job_id(tournament_id: str) -> str:
+    return f"start:{tournament_id}"
+
+
+def record_job_id(game_id: str) -> str:
+    return f"record:{game_id}"
+
+
+def deadline_job_id(game_id: str, version: int, seat: int) -> str:
+    return f"deadline:{game_id}:{version}:{seat}"
+
+
+def agent_job_id(game_id: str, version: int, seat: int) -> str:
+    return f"agent:{game_id}:{version}:{seat}"
+
+
+def chance_job_id(game_id: str, version: int, seat: int) -> str:
+    return f"chance:{game_id}:{version}:{seat}"
+
+
+def retry_job_id(job_id: str, retry: str | None) -> str:
+    return f"{job_id}:{retry}" if retry else job_id
+
+
+def swept_retry(second: int) -> str:
+    """The sweep's tag for a deadline it re-arms (issue 16), `<job id>:swept:<second>`:
+    the first id may sit behind arq's in-progress lease of a killed worker."""
+    return f"swept:{second}"
+
+
+# --- Command ids the server writes itself (stored in the command table).
+# A client may not use these prefixes, or it could take a house bot's or an
+# agent's future command id and stall its seat.
+AUTO_PREFIX = "auto:"    # a move the service plays for a seat (deadline, failed agent)
+BOT_PREFIX = "bot:"      # a house bot's move
+AGENT_PREFIX = "agent:"  # a push agent's answer
+TIMER_PREFIX = "timer:"  # a game's own timer firing
+START_PREFIX = "start:"  # the deal
+SERVER_PREFIXES = (AUTO_PREFIX, BOT_PREFIX, AGENT_PREFIX, TIMER_PREFIX, START_PREFIX)
+
+
+def bot_command_id(seat: int, version: int) -> str:
+    return f"{BOT_PREFIX}{seat}:{version}"
+
+
+def agent_command_id(seat: int, version: int, chance: bool = False) -> str:
+    return f"{AGENT_PREFIX}{seat}:{version}" + (":chance" if chance else "")
+
+
+def auto_command_id(seat: int, version: int) -> str:
+    return f"{AUTO_PREFIX}{seat}:{version}"
+
+
+def timer_command_id(version: int) -> str:
+    return f"{TIMER_PREFIX}{version}"

@@ -24,7 +24,7 @@ def _masks_table(human_places: bool, window_ms: int = 150) -> Table:
     placer = next(iter(game.waiting_for(state)))
     seats = [SeatHolder(s, f"p{s}", None, "ann", "human") if (s == placer) == human_places
              else SeatHolder(s, None, "random", "random bot", "bot") for s in range(3)]
-    table = Table("g", game, 3, options, {"stop_window_ms": window_ms}, False, 7, "playing", None, seats)
+    table = Table("g", game, 3, options, False, 7, "playing", None, seats)
     table.state = state
     return table
 

@@ -339,7 +339,7 @@ async def test_a_deadline_whose_worker_died_mid_job_is_played_by_the_sweep(serve
     import redis.asyncio as aioredis
     from arq.constants import in_progress_key_prefix
 
-    from services.app.games.deadlines import deadline_job_id
+    from services.infra.keys import deadline_job_id
 
     worker = WorkerProcess(server_env, tmp_path / "worker.log").start()
     host = await ApiClient.register(server.base_url, "absent")

@@ -19,20 +19,14 @@ import time
 
 from services.app.agents.registry import AgentService, AgentSettings
 from services.infra.background import spawn
-from services.infra.keys import player_stream
-from services.app.games.deadlines import deadline_job_id
+from services.infra import keys as K
+from services.infra.keys import SERVER_PREFIXES, player_stream
 from services.infra.fanout import Notice, Publisher
 from services.infra.scheduler import Scheduler
-from services.app.games.tables import SERVER_PREFIXES, Table
+from services.app.games.tables import Table
 from services.app.games.turns import chance_now, opens_at
 
 
-def agent_job_id(game_id: str, version: int, seat: int) -> str:
-    return f"agent:{game_id}:{version}:{seat}"
-
-
-def chance_job_id(game_id: str, version: int, seat: int) -> str:
-    return f"chance:{game_id}:{version}:{seat}"
 
 
 class AgentDispatch:
@@ -102,8 +96,8 @@ class AgentDispatch:
                 self.call_directly(game_id, version, seat, committed_ms, delay_ms=wait_ms)
             else:
                 await self.scheduler.enqueue(
-                    "call_agent", game_id, version, seat, committed_ms,
-                    job_id=agent_job_id(game_id, version, seat), delay_s=wait_ms / 1000,
+                    K.JOB_CALL_AGENT, game_id, version, seat, committed_ms,
+                    job_id=K.agent_job_id(game_id, version, seat), delay_s=wait_ms / 1000,
                 )
             # Only if the call never finished (its worker died): the call
             # itself is bounded by move_ms plus what is left of the bank.
@@ -117,7 +111,7 @@ class AgentDispatch:
             )
             delay_ms = wait_ms + move_ms + await self.agents.bank_left(game_id, seat, bank_ms)
         await self.scheduler.enqueue(
-            "agent_deadline", game_id, version, seat, job_id=deadline_job_id(game_id, version, seat), delay_s=delay_ms / 1000
+            K.JOB_AGENT_DEADLINE, game_id, version, seat, job_id=K.deadline_job_id(game_id, version, seat), delay_s=delay_ms / 1000
         )
 
     async def _chance(self, game_id: str, version: int, seat: int, player_id: str, committed_ms: float) -> None:
@@ -130,5 +124,5 @@ class AgentDispatch:
             self.call_directly(game_id, version, seat, committed_ms, optional=True)
         else:
             await self.scheduler.enqueue(
-                "call_agent", game_id, version, seat, committed_ms, True, job_id=chance_job_id(game_id, version, seat)
+                K.JOB_CALL_AGENT, game_id, version, seat, committed_ms, True, job_id=K.chance_job_id(game_id, version, seat)
             )

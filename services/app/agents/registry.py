@@ -25,12 +25,11 @@ from engines.core import OptionsError
 from engines.registry import get_game
 from engines.timecontrol import TimeControl
 from services.app.errors import BadRequest, Conflict, Forbidden, NotFound, Unprocessable
+from services.app.games.policy import STRIKE_LIMIT
 from services.app.players import Player, token_hash
 
 SIGNATURE_HEADER = "X-Hanamichi-Signature"
 TIMESTAMP_HEADER = "X-Hanamichi-Timestamp"
-# Reasons the service plays the default move for an agent's seat.
-REASONS = ("timeout", "invalid_response", "illegal_action", "unreachable")
 
 
 def _flag(name: str) -> bool:
@@ -45,7 +44,7 @@ class AgentSettings:
     allow_private: bool = False  # HANAMICHI_ALLOW_PRIVATE_AGENTS=1
     move_ms: int = 5_000  # tables without a time control (casual games, sparring)
     bank_ms: int = 30_000
-    strike_limit: int = 3  # consecutive moves played for a seat before a house bot takes it
+    strike_limit: int = STRIKE_LIMIT  # consecutive moves played for a seat before a house bot takes it
     max_response_bytes: int = 64 * 1024
     rate_limit: int = 120  # requests per window for an agent's token (moves in its own games are free)
     rate_window_s: int = 60
@@ -65,7 +64,7 @@ class AgentSettings:
             allow_private=_flag("HANAMICHI_ALLOW_PRIVATE_AGENTS"),
             move_ms=int(env.get("HANAMICHI_AGENT_MOVE_MS", "5000")),
             bank_ms=int(env.get("HANAMICHI_AGENT_BANK_MS", "30000")),
-            strike_limit=int(env.get("HANAMICHI_AGENT_STRIKES", "3")),
+            strike_limit=int(env.get("HANAMICHI_AGENT_STRIKES", str(STRIKE_LIMIT))),
             rate_limit=int(env.get("HANAMICHI_AGENT_RATE_LIMIT", "120")),
             rate_window_s=int(env.get("HANAMICHI_AGENT_RATE_WINDOW_S", "60")),
         )

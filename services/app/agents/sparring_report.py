@@ -15,6 +15,7 @@ import msgspec
 
 from services.app.games.service import GameService, result_shown
 from services.app.games.events import MovePlayedForSeat, SeatHandedToBot
+from services.infra import keys as K
 
 # Upper bounds (ms) of the answer-time histogram's buckets; a last bucket
 # (`le_ms: null`) holds what is slower. Spaced for agents on a 100 ms .. 5 s clock.
@@ -93,7 +94,7 @@ async def own_moves(pool, game_ids: list[str], seats: list[int]) -> dict:
         game_ids, seats,
     )
     kinds = Counter("default" if r["command_id"].startswith("auto:") else
-                    "house_bot" if r["command_id"].startswith("bot:") else "own" for r in rows)
+                    "house_bot" if r["command_id"].startswith(K.BOT_PREFIX) else "own" for r in rows)
     total = sum(kinds.values())
     return {"own": kinds["own"], "default": kinds["default"], "house_bot": kinds["house_bot"],
             "share": round(kinds["own"] / total, 4) if total else None}

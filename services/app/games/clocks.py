@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from services.app.games.policy import move_ms as move_ms_of
+
 if TYPE_CHECKING:
     from services.app.agents.registry import AgentService
     from services.app.games.tables import Table
@@ -47,6 +49,6 @@ async def seat_clocks(pool, agents: "AgentService", table: "Table", time_control
             move_ms, bank_ms = agents.settings.time_control(table.time_control)
             bank_left = await agents.bank_left(table.game_id, seat, bank_ms)
         else:
-            move_ms, bank_left = int(time_control.get("move_ms", 30_000)), 0
+            move_ms, bank_left = move_ms_of(time_control), 0
         out.append(SeatClock(seat, began + move_ms, bank_left))
     return out

@@ -8,15 +8,11 @@ import time
 from collections.abc import Callable
 
 from services.infra.background import spawn
+from services.app.games import policy
+from services.infra import keys as K
 from services.infra.scheduler import Scheduler
 from services.app.games.tables import Table
 
-# Consecutive moves played for a seat before a house bot takes it over.
-STRIKE_LIMIT = 3
-
-
-def deadline_job_id(game_id: str, version: int, seat: int) -> str:
-    return f"deadline:{game_id}:{version}:{seat}"
 
 
 class Deadlines:
@@ -45,7 +41,7 @@ class Deadlines:
             " WHERE s.game_id = g.game_id AND p.kind = 'agent'))"
         )
         stuck = 0
-        swept = f"swept:{int(time.time())}"
+        swept = K.swept_retry(int(time.time()))
         for row in rows:
             table = await games.load(row["id"])
             if table.state is None or table.over:
@@ -53,7 +49,7 @@ class Deadlines:
             waited_ms = (time.monotonic() - table.changed_at) * 1000
             # Only a table that has waited past its deadline lost its job;
             # the others' jobs are still due, and re-arming them costs.
-            move_ms = table.time_control.get("move_ms", 30_000) if table.time_control else None
+            move_ms = policy.move_ms(table.time_control) if table.time_control else None
             if move_ms is not None and waited_ms > move_ms:
                 self.schedule(table, delay_ms=0, retry=swept)
                 stuck += 1
@@ -69,14 +65,14 @@ class Deadlines:
         if table.state is None or table.over or (table.time_control is None and not agents):
             return
         if delay_ms is None:
-            delay_ms = table.time_control.get("move_ms", 30_000)
-        job = "agent_deadline" if agents else "move_deadline"
+            delay_ms = policy.move_ms(table.time_control)
+        job = K.JOB_AGENT_DEADLINE if agents else K.JOB_MOVE_DEADLINE
         for seat in table.game.waiting_for(table.state):
             holder = table.seats[seat]
             if holder is None or holder.bot is not None or (holder.kind == "agent") != agents:
                 continue
-            job_id = deadline_job_id(table.game_id, table.version, seat)
+            job_id = K.deadline_job_id(table.game_id, table.version, seat)
             spawn(self.scheduler.enqueue(
                 job, table.game_id, table.version, seat,
-                job_id=f"{job_id}:{retry}" if retry else job_id, delay_s=delay_ms / 1000,
+                job_id=K.retry_job_id(job_id, retry), delay_s=delay_ms / 1000,
             ))

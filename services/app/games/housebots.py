@@ -19,6 +19,7 @@ import logging
 
 from engines.core import Ctx
 from services.app.errors import ServiceError
+from services.infra import keys as K
 from services.app.games.service import GameService, now_ms
 from services.app.games.tables import Table
 
@@ -160,7 +161,7 @@ class HouseBots:
                     if delay_ms:
                         await asyncio.sleep(delay_ms / 1000)
                     try:
-                        await self.games.act(table.game_id, seat, action, f"bot:{seat}:{version}")
+                        await self.games.act(table.game_id, seat, action, K.bot_command_id(seat, version))
                         self._retry_s.pop(table.game_id, None)  # working again: the next failure retries soon
                     except ServiceError as err:
                         if err.code == "too_early":

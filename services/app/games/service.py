@@ -27,7 +27,10 @@ from services.app.players import Player
 from services.app.games.events import (
     GameFinished, MovePlayedForSeat, SeatHandedToBot, SeatRecord, TableEvent, places_after_forfeits,
 )
-from services.app.games.tables import AUTO_PREFIX, SERVER_PREFIXES, SeatHolder, Table, TableCache, engine_events, event_tag
+from services.infra import keys as K
+from services.infra.keys import SERVER_PREFIXES
+from services.app.games.policy import STRIKE_LIMIT
+from services.app.games.tables import SeatHolder, Table, TableCache, engine_events, event_tag
 
 log = logging.getLogger("hanamichi.games")
 
@@ -175,7 +178,7 @@ class GameService:
         """Deal: the engine's start events become versions 1..k (lock held)."""
         events = table.game.new_game(table.players, table.options, table.chance())
         try:
-            await self._commit(table, events, ("start:", msgspec.json.encode(Outcome(len(events), 1, None))))
+            await self._commit(table, events, (K.START_PREFIX, msgspec.json.encode(Outcome(len(events), 1, None))))
         except VersionConflict:
             await self.refresh(table)  # another process started it
         await self.pool.execute("UPDATE games SET status = 'playing' WHERE game_id = $1::text::uuid", table.game_id)
@@ -270,7 +273,7 @@ class GameService:
             raise Conflict("game_finished", "this game is over")
 
     async def play_for_seat(self, game_id: str, seat: int, reason: str, due_version: int | None = None,
-                            detail: str = "", strike_limit: int = 3) -> bool:
+                            detail: str = "", strike_limit: int = STRIKE_LIMIT) -> bool:
         """Play the default move for a seat that did not move in time or
         whose agent failed, and record why. The default move is a uniformly
         random legal action drawn from the game's seed (Table.bot_rng): a
@@ -301,7 +304,7 @@ class GameService:
             if strikes >= strike_limit and table.seats[seat].bot is None:
                 prefix.append(SeatHandedToBot(seat, "heuristic", f"{strikes} {reason} in a row"))
             try:
-                await self._commit_command(table, seat, f"{AUTO_PREFIX}{seat}:{table.version}", prefix + events)
+                await self._commit_command(table, seat, K.auto_command_id(seat, table.version), prefix + events)
             except VersionConflict:
                 return False
             metrics.STRIKES.labels(reason).inc()
@@ -419,7 +422,7 @@ class GameService:
             events = table.game.on_timer(table.state, Ctx(now_ms()))
             if events:
                 try:
-                    await self._commit_command(table, None, f"timer:{table.version}", events)
+                    await self._commit_command(table, None, K.timer_command_id(table.version), events)
                 except VersionConflict:
                     pass
 

@@ -21,16 +21,10 @@ from engines.core import Bot, Chance, Game
 from engines.registry import get_game
 from services.app.errors import NotFound
 from services.infra.eventstore import EventStore, StoredEvent
+from services.infra.keys import AUTO_PREFIX
 from services.app.games.events import TABLE_EVENTS, SeatHandedToBot, TableEvent
 
 _decoders: dict[str, msgspec.json.Decoder] = {}
-
-# Command ids of moves the service plays for a seat (deadline, failed agent).
-AUTO_PREFIX = "auto:"
-# Every command id the server writes itself starts with one of these (the
-# deal is "start:"): a client may not use them, or it could take a house
-# bot's or an agent's future command id and stall its seat.
-SERVER_PREFIXES = (AUTO_PREFIX, "bot:", "agent:", "timer:", "start:")
 
 
 def event_decoder(game: Game) -> msgspec.json.Decoder:
@@ -64,7 +58,6 @@ class Table:
     game: Game
     players: int
     options: Any
-    options_raw: dict
     ranked: bool
     seed: int
     status: str
@@ -240,9 +233,6 @@ class TableCache:
         self._tables: OrderedDict[str, Table] = OrderedDict()
         self._loading: dict[str, asyncio.Future] = {}
 
-    def peek(self, game_id: str) -> Table | None:
-        return self._tables.get(game_id)
-
     def forget(self, game_id: str) -> None:
         self._tables.pop(game_id, None)
 
@@ -290,7 +280,6 @@ class TableCache:
             game=game,
             players=row["players"],
             options=game.make_options(options_raw),
-            options_raw=options_raw,
             ranked=row["ranked"],
             seed=row["seed"],
             status=row["status"],

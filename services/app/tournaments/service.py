@@ -20,6 +20,7 @@ from engines.registry import get_game
 from services.app.errors import SEED_REFUSED
 from services.app.games import embargo
 from services.infra.background import spawn
+from services.infra import keys as K
 from services.app.errors import BadRequest, Conflict, NotFound, Unprocessable
 from services.infra.eventstore import EventStore, VersionConflict
 from services.infra.fanout import Notice, Publisher
@@ -121,7 +122,7 @@ class TournamentService:
 
     async def schedule_start(self, tournament_id: str, start_ms: int) -> None:
         await self.scheduler.enqueue(
-            "start_tournament", tournament_id, job_id=f"start:{tournament_id}", delay_s=(start_ms - now_ms()) / 1000
+            K.JOB_START_TOURNAMENT, tournament_id, job_id=K.start_job_id(tournament_id), delay_s=(start_ms - now_ms()) / 1000
         )
 
     async def register(self, player: Player, tournament_id: str) -> Loaded:
@@ -234,14 +235,14 @@ class TournamentService:
             # A table that ended before this process knew of it still counts.
             finished = await self.games.tables.get(game_id)
             if finished.over:
-                await self.scheduler.enqueue("record_table", game_id, job_id=f"record:{game_id}")
+                await self.scheduler.enqueue(K.JOB_RECORD_TABLE, game_id, job_id=K.record_job_id(game_id))
         return created
 
     def on_game_commit(self, table, events: list) -> None:
         if table.tournament_id is None:
             return
         if any(isinstance(e, GameFinished) for e in events):
-            spawn(self.scheduler.enqueue("record_table", table.game_id, job_id=f"record:{table.game_id}"))
+            spawn(self.scheduler.enqueue(K.JOB_RECORD_TABLE, table.game_id, job_id=K.record_job_id(table.game_id)))
 
     async def record_table(self, game_id: str) -> list:
         """A finished tournament game's result into the tournament stream (a worker job)."""
