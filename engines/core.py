@@ -13,6 +13,13 @@ A game is a bundle of pure functions over frozen msgspec Structs
 Nothing here does IO, reads a clock or owns a random generator: time arrives
 as `Ctx.now_ms` (the server's receive time) and chance as a `Chance`, whose
 outcome the engine writes into an event, so folding never draws a number.
+
+Every game's events, actions, states and views are frozen Structs declared
+with `gc=False` (issue 13: all four games alike): a playout makes millions of
+them, and untracked they cost the garbage collector nothing. It is safe
+because they hold only ints, strings, tuples and other such Structs, so they
+can never be part of a reference cycle. Options, made once per table, keep
+the default.
 """
 
 from __future__ import annotations
@@ -146,7 +153,15 @@ def settle(evolve: Callable[[Any, Any], Any], automatic: Callable[[Any], list], 
 class Bot(Protocol):
     """A house bot for one seat of one game. It sees what its seat sees:
     `observe` gets the seat's redacted events (memory bots keep what they saw),
-    `act` gets the seat's view and legal actions plus an RNG passed in."""
+    `act` gets the seat's view and legal actions plus an RNG passed in.
+
+    Two flags tell its drivers (the playout, the service's tables) what to
+    spare: `blind` (it ignores the view: `act` gets None, and nobody builds
+    a view for it) and `observes` (it wants `observe`d events; for the
+    others nobody redacts the log per seat). Every bot declares both."""
+
+    blind: bool
+    observes: bool
 
     def observe(self, event: Any) -> None: ...
 

@@ -20,6 +20,7 @@ and still bounded."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ DEFAULT_WORLDS = 6
 # cost each (50 ms = 1000 steps): deterministic, and still bounded.
 STEP_COST_S = 0.00005
 MAX_PLAYOUT_STEPS = 2000
+MIN_EVIDENCE = 3  # worlds a candidate needs before it may override the heuristic
 
 
 @dataclass(frozen=True)
@@ -91,8 +93,11 @@ class ExpertBot:
         choice = self.fallback.act(view, legal, random.Random(rng.getrandbits(32)))
         first = legal.index(choice) if choice in legal else 0
         order = [first] + [i for i in range(len(legal)) if i != first]
-        totals = [0.0] * len(legal)
-        counts = [0] * len(legal)
+        # Per candidate, its advantage over the heuristic's choice in the
+        # same world (paired: the same deal and playout seed): sum, sum of
+        # squares and count.
+        k = len(legal)
+        sums, squares, counts = [0.0] * k, [0.0] * k, [0] * k
         worlds = 0
         longest = 0.0  # the longest playout so far: one that would not fit is not started
         while True:
@@ -105,6 +110,7 @@ class ExpertBot:
                 self.errors += 1
                 continue
             seed = rng.getrandbits(32)
+            base = None
             for i in order:
                 began = clock()
                 if began + longest > deadline and counts[first]:
@@ -115,21 +121,41 @@ class ExpertBot:
                     self.errors += 1
                     value = None
                 longest = max(longest, clock() - began)
-                if value is not None:
-                    totals[i] += value
-                    counts[i] += 1
+                if value is None:
+                    if i == first:
+                        break  # nothing to compare with in this world
+                    continue
+                if i == first:
+                    base = value
+                    counts[first] += 1
+                    continue
+                d = value - base
+                sums[i] += d
+                squares[i] += d * d
+                counts[i] += 1
         self.searched += worlds
-        # Only candidates scored in as many worlds as the heuristic's choice
-        # compete with it: a candidate scored in fewer worlds (the budget
-        # ended mid-world) is compared on different samples.
-        need = counts[first]
-        if not need:
-            return legal[first]
-        best_value, best = totals[first] / need, first
+        return legal[self._pick(first, order, sums, squares, counts)]
+
+    @staticmethod
+    def _pick(first: int, order: list[int], sums: list[float], squares: list[float], counts: list[int]) -> int:
+        """The candidate whose advantage over the heuristic's choice has the
+        best lower confidence bound, if that bound is above 0; else the
+        heuristic's choice. The bound widens with the number of candidates:
+        the best of 48 noisy means (a Kabuki Tricks Director's choices, with
+        a few worlds each) beats the heuristic by luck alone (the winner's
+        curse), and search should override the heuristic only on evidence."""
+        z = 1.0 + 0.5 * math.log(len(order))
+        best, best_bound = first, 0.0
         for i in order[1:]:
-            if counts[i] == need and totals[i] / need > best_value:
-                best_value, best = totals[i] / need, i
-        return legal[best]
+            n = counts[i]
+            if n < MIN_EVIDENCE:
+                continue
+            mean = sums[i] / n
+            variance = max(0.0, squares[i] / n - mean * mean) * n / (n - 1)
+            bound = mean - z * math.sqrt(variance / n)
+            if bound > best_bound:
+                best, best_bound = i, bound
+        return best
 
     def _step_clock(self) -> float:
         return self.steps * STEP_COST_S

@@ -52,7 +52,7 @@ class Playout:
         # clock by its caller, the arena's author seat) is used as it is.
         self.bots = [game.bots[name](seat, options) if isinstance(name, str) else name for seat, name in enumerate(bots)]
         # Only bots that remember (KM memory bot) pay for per-seat redaction.
-        self._observers = [(seat, bot) for seat, bot in enumerate(self.bots) if getattr(bot, "observes", False)]
+        self._observers = [(seat, bot) for seat, bot in enumerate(self.bots) if bot.observes]
         self.hook = hook
         self.now_ms = 0
         self._asked = -1  # the log length at which every seat was last asked and none acted
@@ -102,7 +102,7 @@ class Playout:
             bot = self.bots[seat]
             # A bot that ignores the view (`blind`, the random bot) spares
             # the simulator a redaction per action.
-            view = None if getattr(bot, "blind", False) else game.view(state, seat)
+            view = None if bot.blind else game.view(state, seat)
             action = bot.act(view, legal, self.rng)
             if action is None:
                 continue

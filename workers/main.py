@@ -89,7 +89,11 @@ def build_worker(settings: Settings) -> Worker:
 
     return ResilientWorker(
         functions=FUNCTIONS,
-        cron_jobs=[cron(timed_job(reconcile), second=set(range(0, 60, 5)), run_at_startup=False, unique=True)],
+        # max_tries=2: a sweep a stopped or killed worker left half-run is
+        # picked up by the next worker as its second try. With arq's default
+        # of 1 that was a WARNING ("cron:reconcile max retries 1 exceeded")
+        # for an idempotent 5 s sweep (an idle worker must log nothing).
+        cron_jobs=[cron(timed_job(reconcile), second=set(range(0, 60, 5)), run_at_startup=False, unique=True, max_tries=2)],
         queue_name=K.ARQ_QUEUE,
         redis_settings=redis_settings(settings.redis_url),
         on_startup=on_startup,

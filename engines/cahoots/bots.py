@@ -14,6 +14,7 @@ from engines.cahoots.rules import best_suits, trick_points
 
 class RandomBot:
     blind = True
+    observes = False
 
     def __init__(self, seat: int, options: Options) -> None:
         self.seat = seat
@@ -38,6 +39,9 @@ class HeuristicBot:
     not hold (the highest first) rather than spending one of its own.
     Keep/kill: keep the best card of its own suits, kill the best card of
     suits it does not hold (that would help the others later)."""
+
+    blind = False
+    observes = False
 
     def __init__(self, seat: int, options: Options) -> None:
         self.seat = seat

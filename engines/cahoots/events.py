@@ -7,7 +7,7 @@ import msgspec
 from engines.cahoots.options import Options
 
 
-class Event(msgspec.Struct, frozen=True, tag_field="type"):
+class Event(msgspec.Struct, frozen=True, tag_field="type", gc=False):
     pass
 
 

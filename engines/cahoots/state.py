@@ -19,7 +19,7 @@ ENDED = "ended"  # trick 11 is done: the next event is GameEnded
 OVER = "over"
 
 
-class TrickRecord(msgspec.Struct, frozen=True):
+class TrickRecord(msgspec.Struct, frozen=True, gc=False):
     """A scored trick, public (CH-9): cards in play order from `start`,
     choices in order from `start` ((card, keep) pairs; the second lap is the
     second pass)."""
@@ -33,7 +33,7 @@ class TrickRecord(msgspec.Struct, frozen=True):
     reserve_card: int = -1
 
 
-class State(msgspec.Struct, frozen=True):
+class State(msgspec.Struct, frozen=True, gc=False):
     players: int
     options: Options
     seed: int

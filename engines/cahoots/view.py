@@ -12,7 +12,7 @@ from engines.cahoots.options import Options
 from engines.cahoots.state import OVER, State, TrickRecord
 
 
-class View(msgspec.Struct, frozen=True):
+class View(msgspec.Struct, frozen=True, gc=False):
     players: int
     seat: int | None
     options: Options

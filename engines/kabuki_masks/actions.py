@@ -7,7 +7,7 @@ from typing import Union
 import msgspec
 
 
-class Action(msgspec.Struct, frozen=True, tag_field="type"):
+class Action(msgspec.Struct, frozen=True, tag_field="type", gc=False):
     pass
 
 

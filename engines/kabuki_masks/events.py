@@ -14,7 +14,7 @@ import msgspec
 from engines.kabuki_masks.options import Options
 
 
-class Event(msgspec.Struct, frozen=True, tag_field="type"):
+class Event(msgspec.Struct, frozen=True, tag_field="type", gc=False):
     pass
 
 

@@ -17,7 +17,7 @@ from engines.kabuki_masks.events import (
 )
 
 
-class State(msgspec.Struct, frozen=True):
+class State(msgspec.Struct, frozen=True, gc=False):
     players: int
     stop_window_ms: int
     seed: int

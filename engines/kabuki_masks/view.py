@@ -17,7 +17,7 @@ from engines.kabuki_masks.rules import may_place_at_ms, to_act
 from engines.kabuki_masks.state import State
 
 
-class LatestPlacement(msgspec.Struct, frozen=True):
+class LatestPlacement(msgspec.Struct, frozen=True, gc=False):
     placement: int
     seat: int
     pile: int
@@ -26,7 +26,7 @@ class LatestPlacement(msgspec.Struct, frozen=True):
     called: bool  # KM-2: a Stop was called on it (no more calls)
 
 
-class KabukiView(msgspec.Struct, frozen=True):
+class KabukiView(msgspec.Struct, frozen=True, gc=False):
     viewer: int | None
     players: int
     round: int

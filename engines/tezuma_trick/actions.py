@@ -15,7 +15,7 @@ from __future__ import annotations
 import msgspec
 
 
-class Action(msgspec.Struct, frozen=True, tag_field="type"):
+class Action(msgspec.Struct, frozen=True, tag_field="type", gc=False):
     pass
 
 

@@ -32,6 +32,7 @@ class RandomBot:
     """Any legal action, uniformly: picks, plays and ability uses alike."""
 
     blind = True  # ignores the view: the simulator skips building it
+    observes = False
 
     def __init__(self, seat: int, options: Any) -> None:
         self.seat = seat
@@ -82,6 +83,7 @@ def expected_tricks(hand: Sequence[int], players: int) -> float:
 
 
 class HeuristicBot:
+    blind = False
     observes = True
 
     def __init__(self, seat: int, options: Any) -> None:

@@ -11,7 +11,7 @@ import msgspec
 from engines.tezuma_trick.options import Options
 
 
-class Event(msgspec.Struct, frozen=True, tag_field="type"):
+class Event(msgspec.Struct, frozen=True, tag_field="type", gc=False):
     pass
 
 

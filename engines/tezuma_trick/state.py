@@ -30,7 +30,7 @@ DRAFT, PLAY, SCORED, OVER = "draft", "play", "scored", "over"
 replace = msgspec.structs.replace
 
 
-class State(msgspec.Struct, frozen=True):
+class State(msgspec.Struct, frozen=True, gc=False):
     players: int
     options: Options
     first_dealer: int

@@ -18,7 +18,7 @@ from engines.tezuma_trick.rules import to_act
 from engines.tezuma_trick.state import OVER, SCORED, State
 
 
-class SeatView(msgspec.Struct, frozen=True):
+class SeatView(msgspec.Struct, frozen=True, gc=False):
     pain: int  # drafted pain suit, -1 before
     bid: int  # index into bid_cards, -1 before
     ability: str | None
@@ -33,13 +33,13 @@ class SeatView(msgspec.Struct, frozen=True):
     won_cards: tuple[int, ...] | None = None  # only once the game is over
 
 
-class PlayView(msgspec.Struct, frozen=True):
+class PlayView(msgspec.Struct, frozen=True, gc=False):
     seat: int
     cards: tuple[int, ...]
     ability: str | None
 
 
-class View(msgspec.Struct, frozen=True):
+class View(msgspec.Struct, frozen=True, gc=False):
     players: int
     viewer: int | None
     phase: str  # draft, play, scored, over

@@ -316,11 +316,27 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
         # The outage came mid-game: play went on after it at both tables.
         assert all(finals[t["game_id"]] > v for t, v in zip(tables, versions_before))
 
+        # A Kabuki masks game waits its 150 ms window at each of ~150
+        # placements: minutes on a loaded machine. What must not happen is a
+        # stall, so: fail when a table's version stands still for 30 s (its
+        # driver restarts within 5 s and the sweep looks every 5 s), and
+        # otherwise give it a generous 300 s.
+        progress: dict[str, tuple[int, float]] = {}
+
         async def bot_tables_done():
             infos = [await _json(owner, f"/api/v1/games/{g}") for g in bot_games]
+            now = time.monotonic()
+            for game_id, info in zip(bot_games, infos):
+                if info and info["status"] != "finished":
+                    version, since = progress.get(game_id, (-1, now))
+                    if info["version"] != version:
+                        progress[game_id] = (info["version"], now)
+                    elif now - since > 30:
+                        raise AssertionError(f"bot table {game_id} stalled at version {version} for 30 s\n"
+                                             f"--- worker ---\n{worker.tail()}")
             return all(i and i["status"] == "finished" for i in infos) and infos
 
-        for game_id, info in zip(bot_games, await _until(bot_tables_done, 60, "the bot tables to finish", worker)):
+        for game_id, info in zip(bot_games, await _until(bot_tables_done, 300, "the bot tables to finish", worker)):
             finals[game_id] = info["version"]
         tables = [*tables, *({"game_id": g} for g in bot_games)]
 

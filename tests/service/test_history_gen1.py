@@ -52,8 +52,28 @@ async def test_tezuma_replay_answers_at_every_version(server):
 async def test_kabuki_tricks_history_blanks_won_tricks_while_live_shows_them(server):
     person, game_id = await _table(server, "kabuki-tricks", 3)
     live = SseReader(server.base_url, game_id).start()  # opened before any card is played: all live
+
+    async def live_opened() -> None:
+        # start() only schedules the connection: wait for the stream's backlog
+        # (the deal), or on a loaded machine the first tricks may be won before
+        # it connects, and come to it as history, blanked.
+        while not live.game_events:
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(live_opened(), 30)
     await asyncio.wait_for(play_randomly(person, game_id, random.Random(4), until_version=40), 120)
-    info = await person.game(game_id)
+
+    async def awaiting_the_person() -> dict:
+        # The bots may still be moving: only once the table waits for seat 0
+        # alone is the log still, so that the history read below ends at `now`
+        # (a trick won after it would blank cards this test expects shown).
+        while True:
+            info = await person.game(game_id)
+            if info["status"] != "playing" or info["to_act"] == [0]:
+                return info
+            await asyncio.sleep(0.02)
+
+    info = await asyncio.wait_for(awaiting_the_person(), 60)
     assert info["status"] == "playing"
     now = info["version"]
 

