@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from engines.core import RuleError
+
 
 class ServiceError(Exception):
     status = 400
@@ -39,6 +41,19 @@ class Unprocessable(ServiceError):
 
 class Unavailable(ServiceError):
     status = 503
+
+
+# --- an engine's refusal ---------------------------------------------------------
+# One table for every stream (games and tournaments): a RuleError whose code is
+# a matter of timing or of what already happened is 409 (try again later or
+# re-read; KM-3, KM-5a), any other is 422.
+CONFLICT_RULES = frozenset({"not_your_turn", "too_early", "too_late", "already_started", "already_registered"})
+
+
+def refused(err: RuleError, **extra: object) -> ServiceError:
+    """The ServiceError for an engine's RuleError (raise it `from None`)."""
+    kind = Conflict if err.code in CONFLICT_RULES else Unprocessable
+    return kind(err.code, err.message, **extra)
 
 
 # --- a backing server is down -------------------------------------------------

@@ -19,7 +19,7 @@ from services.http.input import refuse_nul
 from services.infra.metrics import metrics_route
 from services.http.observe import observe_requests
 from services.http.ratelimit import limit_agents
-from services.app.sessions import SessionMiddleware
+from services.http.sessions import SessionMiddleware
 from services.app.players import NAME_INDEX, name_taken
 from services.http.routes.accounts import ROUTES as ACCOUNT_ROUTES
 from services.http.routes.agents import ROUTES as AGENT_ROUTES

@@ -32,3 +32,18 @@ def test_no_other_module_states_the_rules_as_literals():
             offenders.append(str(path.relative_to(ROOT)))
     assert offenders == []
     assert policy.move_ms({"move_ms": 1500}) == 1500 and policy.move_ms({}) == policy.DEFAULT_MOVE_MS
+
+
+def test_one_table_maps_an_engine_refusal_to_its_status():
+    from engines.core import RuleError
+    from services.app.errors import refused
+
+    assert refused(RuleError("not_your_turn", "wait")).status == 409
+    assert refused(RuleError("already_registered", "twice")).status == 409
+    late = refused(RuleError("too_late", "gone"), version=7)
+    assert (late.status, late.code, late.extra) == (409, "too_late", {"version": 7})
+    assert refused(RuleError("must_follow_suit", "follow")).status == 422
+    # Games and tournaments both go through it: no second mapping of codes.
+    for path in (ROOT / "services" / "app").rglob("*.py"):
+        if path.name != "errors.py":
+            assert '"already_registered")' not in path.read_text() and "_TURN_CODES" not in path.read_text(), path

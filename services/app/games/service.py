@@ -20,7 +20,7 @@ from services.app.games import embargo
 from services.infra import logs
 from services.infra import metrics
 from services.infra.background import spawn
-from services.app.errors import BadRequest, Conflict, Forbidden, Unavailable, Unprocessable
+from services.app.errors import BadRequest, Conflict, Forbidden, Unavailable, Unprocessable, refused
 from services.infra.eventstore import EventStore, VersionConflict
 from services.infra.fanout import Notice, Publisher
 from services.app.players import Player
@@ -35,7 +35,6 @@ from services.app.games.tables import SeatHolder, Table, TableCache, engine_even
 log = logging.getLogger("hanamichi.games")
 
 # Rule codes that mean "not now" rather than "never": HTTP 409, like a stale version.
-_TURN_CODES = {"not_your_turn", "too_early", "too_late"}  # 409: a matter of timing (KM-3, KM-5a)
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -252,9 +251,7 @@ class GameService:
                         await self.refresh(table, fresh=True)
                         if table.version != seen:
                             continue
-                    if err.code in _TURN_CODES:
-                        raise Conflict(err.code, err.message, version=table.version) from None
-                    raise Unprocessable(err.code, err.message, version=table.version) from None
+                    raise refused(err, version=table.version) from None
                 try:
                     outcome, events = await self._commit_command(table, seat, command_id, events)
                 except VersionConflict:

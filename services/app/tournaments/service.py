@@ -17,11 +17,10 @@ import msgspec
 import engines.tournament as tn
 from engines.core import OptionsError, RuleError
 from engines.registry import get_game
-from services.app.errors import SEED_REFUSED
 from services.app.games import embargo
 from services.infra.background import spawn
 from services.infra import keys as K
-from services.app.errors import BadRequest, Conflict, NotFound, Unprocessable
+from services.app.errors import SEED_REFUSED, BadRequest, Conflict, NotFound, Unprocessable, refused
 from services.infra.eventstore import EventStore, VersionConflict
 from services.infra.fanout import Notice, Publisher
 from services.app.games.service import GameService, now_ms
@@ -165,8 +164,7 @@ class TournamentService:
                 try:
                     events = tn.decide(loaded.state, command, now)
                 except RuleError as err:
-                    status = Conflict if err.code in ("too_early", "already_started", "already_registered") else Unprocessable
-                    raise status(err.code, err.message) from None
+                    raise refused(err) from None
                 if not events:
                     return []
                 encoded = [(event_tag(e), msgspec.json.encode(e)) for e in events]

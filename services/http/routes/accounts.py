@@ -16,7 +16,8 @@ from services.app.accounts import Accounts
 from services.http.api_docs import _error_spec
 from services.app.errors import Forbidden, Unauthorized
 from services.app.players import Player
-from services.app.sessions import CSRF_COOKIE, SESSION_COOKIE, SESSION_MAX_AGE_S, same_origin
+from services.app.sessions import CSRF_COOKIE, SESSION_COOKIE, SESSION_MAX_AGE_S
+from services.http.sessions import same_origin
 
 Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
 
