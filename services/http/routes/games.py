@@ -146,22 +146,20 @@ async def _viewer(state: State, authorization: str | None) -> Player | None:
     return await _players(state).authenticate(authorization)
 
 
-def effective_time_control(table: Table) -> dict | None:
+def effective_time_control(table: Table, agents: AgentSettings) -> dict | None:
     """The table's own time control; a table without one that seats an agent
     shows the defaults the agent is actually held to (issue 12)."""
     if table.time_control is not None:
         return table.time_control
     if any(h is not None and h.kind == "agent" for h in table.seats):
-        move_ms, bank_ms = _AGENT_DEFAULTS.time_control(None)
+        move_ms, bank_ms = agents.time_control(None)
         return {"move_ms": move_ms, "bank_ms": bank_ms}
     return None
 
 
-# Read once per process, as the agent dispatch reads them.
-_AGENT_DEFAULTS = AgentSettings.from_env()
-
-
-def game_info(table: Table, player: Player | None) -> GameInfo:
+def game_info(table: Table, player: Player | None, agents: AgentSettings) -> GameInfo:
+    """`agents`: the settings agents are held to (Settings.agents), shown as
+    the time control of a table without one that seats an agent."""
     game = table.game
     seat = table.seat_of(player.player_id) if player else None
     started = table.state is not None
@@ -191,7 +189,7 @@ def game_info(table: Table, player: Player | None) -> GameInfo:
         ),
         view=game.view(state, seat) if started and not embargo.withheld(table, seat) else None,
         result=result_shown(table) if table.disclosed else None,
-        time_control=effective_time_control(table),
+        time_control=effective_time_control(table, agents),
         bot_delay_ms=table.bot_delay_ms,
         server_time_ms=int(time.time() * 1000),
     )
@@ -255,14 +253,14 @@ async def create_game(state: State, data: NewGame, authorization: Auth) -> GameI
         msgspec.to_builtins(data.time_control) if data.time_control else None,
         state.settings.table_bot_delay_ms if data.bot_delay_ms is None else data.bot_delay_ms,
     )
-    return game_info(table, player)
+    return game_info(table, player, state.settings.agents)
 
 
 @get("/api/v1/games/{game_id:str}")
 async def read_game(state: State, game_id: str, authorization: Auth) -> GameInfo:
     player = await _viewer(state, authorization)
     table = await _games(state).load(game_id)
-    info = game_info(table, player)
+    info = game_info(table, player, state.settings.agents)
     if info.time_control is not None and info.status == "playing":
         info.clock = await seat_clocks(state.pool, state.runtime.agents, table, info.time_control)
     info.spectators = await state.runtime.watchers.one(table.game_id)
@@ -275,14 +273,14 @@ async def take_seat(state: State, game_id: str, authorization: Auth, data: TakeS
     if player.kind == "agent":  # a paused agent takes no seat; only declared games (issue 11, item 6)
         await state.runtime.agents.check_new_seat(player, (await _games(state).tables.get(game_id)).game.name)
     table = await _games(state).take_seat(player, game_id, data.seat if data else None)
-    return game_info(table, player)
+    return game_info(table, player, state.settings.agents)
 
 
 @post("/api/v1/games/{game_id:str}/bots", status_code=200)
 async def seat_bot(state: State, game_id: str, data: SeatBot, authorization: Auth) -> GameInfo:
     player = await _players(state).authenticate(authorization)
     table = await _games(state).seat_bot(player, game_id, data.seat, data.bot)
-    return game_info(table, player)
+    return game_info(table, player, state.settings.agents)
 
 
 @post("/api/v1/games/{game_id:str}/actions", status_code=200)

@@ -107,7 +107,7 @@ async def live_tables(
     for table in tables:
         if table.over:  # finished since the query
             continue
-        info = game_info(table, None)
+        info = game_info(table, None, state.settings.agents)
         out.append(LiveTable(
             table.game_id, info.game, info.players, info.ranked, table.tournament_id, info.version,
             counts[table.game_id] if counts is not None else None, info.seats, info.to_act, info.view,
