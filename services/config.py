@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from services.app.agents.registry import AgentSettings
+from services.app.agents.settings import AgentSettings
 
 
 @dataclass(frozen=True)

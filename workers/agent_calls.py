@@ -30,7 +30,9 @@ from collections import Counter
 import httpx
 import msgspec
 
-from services.app.agents.registry import AgentSettings, EndpointRefused, resolve_endpoint, signed_headers
+from services.app.agents.endpoints import EndpointRefused, resolve_endpoint
+from services.app.agents.settings import AgentSettings
+from services.app.agents.signing import signed_headers
 from services.app.errors import BadRequest, Conflict, ServiceError, Unprocessable
 from services.app.games.service import now_ms
 from services.app.games.turns import chance_now, opens_at

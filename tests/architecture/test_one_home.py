@@ -7,7 +7,7 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
-from services.app.agents.registry import AgentSettings
+from services.app.agents.settings import AgentSettings
 from services.app.games import policy
 from services.app.games.service import GameService
 

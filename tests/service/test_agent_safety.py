@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from examples.agent import verify
-from services.app.agents.registry import EndpointRefused, address_allowed, resolve_endpoint, sign
+from services.app.agents.endpoints import EndpointRefused, address_allowed, resolve_endpoint
+from services.app.agents.signing import sign
 from tests.conftest import free_test_port
 from tests.service.agent_harness import AgentProcess
 from tests.service.client import ApiClient

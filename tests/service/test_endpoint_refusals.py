@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.app.agents.registry import EndpointRefused, parse_endpoint
+from services.app.agents.endpoints import EndpointRefused, parse_endpoint
 
 
 @pytest.mark.parametrize("allow_http", [False, True])

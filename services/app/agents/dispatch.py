@@ -17,7 +17,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from services.app.agents.registry import AgentService, AgentSettings
+from services.app.agents.registry import AgentService
+from services.app.agents.settings import AgentSettings
 from services.infra.background import spawn
 from services.infra import keys as K
 from services.infra.keys import SERVER_PREFIXES, player_stream

@@ -1,4 +1,5 @@
-"""Bot agents: registration, endpoint safety, signatures and the time bank.
+"""Bot agents: registration, their seats and the time bank (endpoint safety
+in endpoints.py, signatures in signing.py, settings in settings.py).
 
 An agent is a player of kind 'agent' owned by a human player. A push agent
 has an HTTPS endpoint the workers call (workers/agent_calls.py); a pull
@@ -7,73 +8,17 @@ docs/agents.md."""
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
-import hmac
-import ipaddress
-import os
 import secrets
-import socket
-import time
 import uuid
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
-import msgspec
 
 from engines.core import OptionsError
 from engines.registry import get_game
-from engines.timecontrol import TimeControl
 from services.app.errors import BadRequest, Conflict, Forbidden, NotFound, Unprocessable
-from services.app.games.policy import STRIKE_LIMIT
+from services.app.agents.endpoints import EndpointRefused, resolve_endpoint
+from services.app.agents.settings import AgentSettings
 from services.app.players import Player, token_hash
-
-SIGNATURE_HEADER = "X-Hanamichi-Signature"
-TIMESTAMP_HEADER = "X-Hanamichi-Timestamp"
-
-
-def _flag(name: str) -> bool:
-    return os.environ.get(name, "") in ("1", "true", "yes")
-
-
-@dataclass(frozen=True)
-class AgentSettings:
-    """From the environment (read once per process)."""
-
-    allow_http: bool = False  # HANAMICHI_ALLOW_HTTP_AGENTS=1
-    allow_private: bool = False  # HANAMICHI_ALLOW_PRIVATE_AGENTS=1
-    move_ms: int = 5_000  # tables without a time control (casual games, sparring)
-    bank_ms: int = 30_000
-    strike_limit: int = STRIKE_LIMIT  # consecutive moves played for a seat before a house bot takes it
-    max_response_bytes: int = 64 * 1024
-    rate_limit: int = 120  # requests per window for an agent's token (moves in its own games are free)
-    rate_window_s: int = 60
-    backstop_grace_ms: int = 5_000  # a call's deadline job fires this long after its budget
-
-    @classmethod
-    def from_env(cls) -> "AgentSettings":
-        env = os.environ
-        default = {"move_ms": int(env.get("HANAMICHI_AGENT_MOVE_MS", "5000")),
-                   "bank_ms": int(env.get("HANAMICHI_AGENT_BANK_MS", "30000"))}
-        try:  # the same bounds as every table's time control, checked at start-up
-            msgspec.convert(default, TimeControl)
-        except msgspec.ValidationError as err:
-            raise ValueError(f"HANAMICHI_AGENT_MOVE_MS / HANAMICHI_AGENT_BANK_MS: {err}") from None
-        return cls(
-            allow_http=_flag("HANAMICHI_ALLOW_HTTP_AGENTS"),
-            allow_private=_flag("HANAMICHI_ALLOW_PRIVATE_AGENTS"),
-            move_ms=int(env.get("HANAMICHI_AGENT_MOVE_MS", "5000")),
-            bank_ms=int(env.get("HANAMICHI_AGENT_BANK_MS", "30000")),
-            strike_limit=int(env.get("HANAMICHI_AGENT_STRIKES", str(STRIKE_LIMIT))),
-            rate_limit=int(env.get("HANAMICHI_AGENT_RATE_LIMIT", "120")),
-            rate_window_s=int(env.get("HANAMICHI_AGENT_RATE_WINDOW_S", "60")),
-        )
-
-    def time_control(self, table_tc: dict | None) -> tuple[int, int]:
-        """(move_ms, bank_ms) for a table: its own, else the agent defaults."""
-        if table_tc:
-            return int(table_tc.get("move_ms", self.move_ms)), int(table_tc.get("bank_ms", 0))
-        return self.move_ms, self.bank_ms
 
 
 @dataclass(frozen=True)
@@ -103,146 +48,6 @@ def _agent(row) -> Agent:
 
 
 # --- signatures ---------------------------------------------------------------
-
-def sign(secret: str, timestamp: str, body: bytes) -> str:
-    """`sha256=<hex>` of HMAC-SHA256(secret, "<timestamp>." + body)."""
-    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
-    return "sha256=" + mac.hexdigest()
-
-
-def signed_headers(secret: str, body: bytes, now_s: float | None = None) -> dict[str, str]:
-    ts = str(int(now_s if now_s is not None else time.time()))
-    return {SIGNATURE_HEADER: sign(secret, ts, body), TIMESTAMP_HEADER: ts, "Content-Type": "application/json"}
-
-
-# --- endpoint safety (no server-side request forgery) -----------------------------
-
-class EndpointRefused(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-@dataclass(frozen=True)
-class Target:
-    """Where to connect: the endpoint with its host pinned to an address
-    checked just now (so a DNS answer cannot change between check and use)."""
-
-    url: str  # the endpoint with the host replaced by the address
-    host_header: str
-    sni: str  # the name TLS checks the certificate against
-    address: str
-
-
-def parse_endpoint(endpoint: str, allow_http: bool):
-    if not isinstance(endpoint, str) or not 1 <= len(endpoint) <= 2000 or not endpoint.isprintable():
-        raise EndpointRefused("bad_endpoint", "endpoint is a URL of at most 2000 printable characters")
-    parts = urlsplit(endpoint)
-    allowed = "https:// or http://" if allow_http else "https://"
-    if parts.scheme and parts.scheme not in ("https", "http"):
-        # Say what is wrong (issue 12): ftp:// is not refused for lacking https.
-        raise EndpointRefused("bad_endpoint", f"unsupported scheme {parts.scheme}://; an endpoint is an {allowed} URL")
-    if parts.scheme not in ("https", "http") or not parts.hostname:
-        raise EndpointRefused("bad_endpoint", f"endpoint must be an absolute {allowed} URL")
-    if parts.scheme == "http" and not allow_http:
-        raise EndpointRefused("endpoint_not_allowed", "endpoint must use https")
-    if parts.username or parts.password:
-        raise EndpointRefused("bad_endpoint", "endpoint must not carry credentials")
-    if parts.fragment:
-        raise EndpointRefused("bad_endpoint", "endpoint must not have a #fragment")
-    try:
-        explicit = parts.port
-    except ValueError:
-        raise EndpointRefused("bad_endpoint", "endpoint has an invalid port") from None
-    # Port 0 is no port: `parts.port or default` would quietly turn it into 443.
-    if explicit == 0:
-        raise EndpointRefused("bad_endpoint", "endpoint port must be 1 to 65535")
-    port = explicit if explicit is not None else (443 if parts.scheme == "https" else 80)
-    return parts, parts.hostname, port
-
-
-# IPv6 prefixes that carry an IPv4 address in their last 32 bits: judged by
-# that IPv4 address (NAT64 with a public IPv4 is how IPv6-only hosts reach
-# the IPv4 internet, so it is allowed; around 127.0.0.1 it is loopback).
-_EMBEDS_IPV4_LOW32 = (
-    ipaddress.ip_network("64:ff9b::/96"),  # NAT64, well-known prefix
-    ipaddress.ip_network("::ffff:0:0/96"),  # IPv4-mapped
-    ipaddress.ip_network("::/96"),  # IPv4-compatible (deprecated)
-)
-# Tunnels that route to an IPv4 host through relays we do not control: no
-# agent needs them, and they can wrap any IPv4 address (6to4 around
-# 127.0.0.1 is 2002:7f00:1::), so they are refused whatever they wrap.
-_TUNNELS = (
-    ipaddress.ip_network("2002::/16"),  # 6to4
-    ipaddress.ip_network("2001::/32"),  # Teredo
-    ipaddress.ip_network("64:ff9b:1::/48"),  # NAT64, local use (RFC 8215)
-)
-
-
-def address_allowed(address: str, allow_private: bool) -> bool:
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address):
-        if any(ip in net for net in _TUNNELS) and not allow_private:
-            return False
-        if ip != ipaddress.IPv6Address("::") and ip != ipaddress.IPv6Address("::1"):
-            for net in _EMBEDS_IPV4_LOW32:
-                if ip in net:
-                    ip = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-                    break
-    if ip.is_multicast or ip.is_unspecified:
-        return False
-    if allow_private:
-        return True
-    return not (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or not ip.is_global)
-
-
-# Name -> (addresses, monotonic expiry): a name is resolved again at most
-# every RESOLVE_TTL_S; every call still checks the addresses and connects to
-# the one it checked, so a DNS answer that changes cannot slip past the check.
-RESOLVE_TTL_S = 10.0
-_resolved: dict[tuple[str, int], tuple[list[str], float]] = {}
-
-
-async def _addresses(host: str, port: int) -> list[str]:
-    try:
-        ipaddress.ip_address(host)
-        return [host]
-    except ValueError:
-        pass
-    cached = _resolved.get((host, port))
-    if cached is not None and cached[1] > time.monotonic():
-        return cached[0]
-    try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError):
-        raise EndpointRefused("endpoint_unresolvable", f"cannot resolve {host}") from None
-    addresses = list(dict.fromkeys(info[4][0] for info in infos))
-    if len(_resolved) > 10_000:
-        _resolved.clear()
-    _resolved[(host, port)] = (addresses, time.monotonic() + RESOLVE_TTL_S)
-    return addresses
-
-
-async def resolve_endpoint(endpoint: str, allow_http: bool, allow_private: bool) -> Target:
-    """Check an endpoint and pin it to one allowed address; refuses when any
-    address the name resolves to is not allowed."""
-    parts, host, port = parse_endpoint(endpoint, allow_http)
-    addresses = await _addresses(host, port)
-    if not addresses:
-        raise EndpointRefused("endpoint_unresolvable", f"cannot resolve {host}")
-    for address in addresses:
-        if not address_allowed(address, allow_private):
-            # Never name the address: a DNS answer from inside our network
-            # is not the caller's to learn.
-            raise EndpointRefused("endpoint_not_allowed", f"the address of {host} is not public")
-    address = addresses[0]
-    netloc_host = f"[{address}]" if ":" in address else address
-    url = parts._replace(netloc=f"{netloc_host}:{port}").geturl()
-    return Target(url, host if parts.port is None else f"{host}:{port}", host, address)
-
-
-# --- the registry -------------------------------------------------------------------
 
 class AgentService:
     def __init__(self, pool, players, settings: AgentSettings) -> None:

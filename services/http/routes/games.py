@@ -22,7 +22,7 @@ from services.http import broadcast
 from services.app.games import embargo
 from engines.timecontrol import TimeControl
 from services.http.schemas import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
-from services.app.agents.registry import AgentSettings
+from services.app.agents.settings import AgentSettings
 from services.app.errors import BadRequest, ServiceError, Unprocessable
 from services.infra import metrics
 from services.app.games.service import GameService, Outcome, result_shown
