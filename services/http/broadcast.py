@@ -28,7 +28,7 @@ from contextlib import aclosing
 import msgspec
 from litestar.response import ServerSentEventMessage
 
-from services.app.games import embargo
+from services.app.games import embargo, queries
 
 from services.infra import metrics
 from services.http.sse import KEEPALIVE
@@ -60,7 +60,7 @@ def catch_up(games, table, viewer: int | None, last: int, upto: int, backlog: in
     what was public only at its moment blanked (GEN-1), the rest in full."""
     past = min(upto, backlog)
     batch = table.history(past)[last:] + table.events[past:upto] if last < past else table.events[last:upto]
-    return games.redacted(table, viewer, last + 1, batch)
+    return queries.redacted(table, viewer, last + 1, batch)
 
 
 def _frame(payload: bytes) -> bytes:
@@ -163,7 +163,7 @@ class Feed:
                     upto = embargo.visible_upto(table, None)  # nothing of an embargoed table (issue 11)
                     if upto > self.sent:
                         # The one redaction and encoding of these versions for every spectator.
-                        items = games.redacted(table, None, self.sent + 1, table.events[self.sent:upto])
+                        items = queries.redacted(table, None, self.sent + 1, table.events[self.sent:upto])
                         self.sent = upto
                         if items:
                             self.write(b"".join(game_message(i).encode() for i in items), upto)

@@ -16,7 +16,6 @@ import msgspec
 
 from engines.core import Ctx, OptionsError, RuleError
 from engines.registry import get_game
-from services.app.games import embargo
 from services.infra import logs
 from services.infra import metrics
 from services.infra.background import spawn
@@ -25,7 +24,7 @@ from services.infra.eventstore import EventStore, VersionConflict
 from services.infra.fanout import Notice, Publisher
 from services.app.players import Player
 from services.app.games.events import (
-    GameFinished, MovePlayedForSeat, SeatHandedToBot, SeatRecord, TableEvent, places_after_forfeits,
+    GameFinished, MovePlayedForSeat, SeatHandedToBot, SeatRecord, places_after_forfeits,
 )
 from services.infra import keys as K
 from services.infra.keys import SERVER_PREFIXES
@@ -444,50 +443,3 @@ class GameService:
             table.embargo = bool(
                 await self.pool.fetchval("SELECT embargoed FROM games WHERE game_id = $1::text::uuid", table.game_id)
             )
-
-
-    def redacted(self, table: Table, viewer: int | None, first: int, events: list) -> list[dict]:
-        """Events from version `first` as `viewer` may see them (None: spectator).
-        After the game every event is public in full (RULES.md, general)."""
-        game, out = table.game, []
-        public = table.disclosed
-        for offset, event in enumerate(events):
-            seen = event if public or isinstance(event, TableEvent) else game.redact(event, viewer)
-            if seen is not None:
-                out.append({"version": first + offset, "event": seen})
-        return out
-
-    async def events_after(self, table: Table, viewer: int | None, after: int) -> list[dict]:
-        if after < 0:
-            raise BadRequest("bad_version", "after is a version, 0 or more")
-        embargo.check(table, viewer)  # duplicate tournaments (issue 11, item 1)
-        # GEN-1: a history, with what was public only at its moment blanked.
-        return self.redacted(table, viewer, after + 1, table.history(table.visible_version)[after:])
-
-    def replay_view(self, table: Table, player: Player | None, at: int | None, seat: int | None) -> tuple[int, Any]:
-        # Any seat, any version, with or without a token (issue 11, item 1).
-        embargo.check(table, table.seat_of(player.player_id if player else None), seat=seat)
-        at = table.visible_version if at is None else at
-        if not 0 <= at <= table.visible_version:
-            raise BadRequest("bad_version", f"at is a version from 0 to {table.visible_version}")
-        if seat is not None:
-            if not 0 <= seat < table.players:
-                raise BadRequest("bad_seat", f"seats are numbered 0 to {table.players - 1}")
-            if not table.over and table.seat_of(player.player_id if player else None) != seat:
-                raise Forbidden("not_your_seat", "a seat's view of a game in progress is for its player only")
-        if at == 0:
-            return at, None
-        state = table.game.fold(engine_events(table.events[:at]))
-        visible = table.visible_version
-        now = table.state if visible == table.version else table.game.fold(engine_events(table.events[:visible]))
-        return at, table.game.past_view(state, seat, now)  # GEN-1: blanked once the moment has passed
-
-    def export(self, table: Table) -> bytes:
-        if not table.over:
-            raise Conflict("game_in_progress", "the log is exported once the game has ended")
-        embargo.check(table, None, whole=True)  # also what verify reads
-        lines = [
-            msgspec.json.encode({"version": i, "type": event_tag(e), "event": e})
-            for i, e in enumerate(table.events, start=1)
-        ]
-        return b"\n".join(lines) + b"\n"

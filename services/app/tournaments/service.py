@@ -119,6 +119,15 @@ class TournamentService:
         await self.schedule_start(tournament_id, settings.start_ms)
         return await self.load(tournament_id)
 
+    async def listing(self, status: str | None) -> list[dict]:
+        """The newest 200 tournaments, of one status or all."""
+        rows = await self.pool.fetch(
+            "SELECT tournament_id::text AS id, game, status, extract(epoch FROM start_at) * 1000 AS start_ms"
+            " FROM tournaments WHERE ($1::text IS NULL OR status = $1) ORDER BY start_at DESC LIMIT 200",
+            status,
+        )
+        return [{"tournament_id": r["id"], "game": r["game"], "status": r["status"], "start_ms": int(r["start_ms"])} for r in rows]
+
     async def schedule_start(self, tournament_id: str, start_ms: int) -> None:
         await self.scheduler.enqueue(
             K.JOB_START_TOURNAMENT, tournament_id, job_id=K.start_job_id(tournament_id), delay_s=(start_ms - now_ms()) / 1000

@@ -14,6 +14,7 @@ from litestar.params import Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from engines.timecontrol import TimeControl
+from services.app.agents.entries import enter_tournament as enter
 from services.app.agents.registry import Agent, AgentService
 from services.http.schemas import SeatCount
 from services.infra.keys import player_stream
@@ -135,17 +136,8 @@ async def sparring_report(state: State, agent_id: str, sparring_id: str, authori
 async def enter_tournament(state: State, agent_id: str, tournament_id: str, authorization: Auth) -> dict:
     """The owner enters the agent (the tournament's bot policy decides whether agents may play)."""
     owner = await _owner(state, authorization)
-    agents = _agents(state)
-    agent = await agents.owned(owner, agent_id)
-    service = state.tournaments
-    agents.check_can_play(agent, (await service.load(tournament_id)).state.settings.game)
-    loaded = await service.register(Player(agent.agent_id, agent.name, "agent"), tournament_id)
-    await state.pool.execute(
-        "INSERT INTO agent_entries (agent_id, tournament_id) VALUES ($1::text::uuid, $2::text::uuid) ON CONFLICT DO NOTHING",
-        agent.agent_id, tournament_id,
-    )
-    state.runtime.publisher.publish(Notice(player_stream(agent.agent_id), 0, 0))
-    return service.summary(loaded)
+    loaded = await enter(_agents(state), state.tournaments, state.runtime.publisher, owner, agent_id, tournament_id)
+    return state.tournaments.summary(loaded)
 
 
 @delete("/api/v1/agents/{agent_id:str}/tournaments/{tournament_id:str}", status_code=200)

@@ -19,7 +19,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from engines.registry import available, get_game
 from services.http import broadcast
-from services.app.games import embargo
+from services.app.games import embargo, queries
 from engines.timecontrol import TimeControl
 from services.http.schemas import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
 from services.app.agents.settings import AgentSettings
@@ -311,7 +311,7 @@ async def submit_action(state: State, game_id: str, data: Submit, authorization:
 def _written(games: GameService, table: Table, outcome: Outcome) -> list[dict]:
     # The events this command wrote, as its seat may see them (a retry gets the same).
     written = table.events[outcome.first - 1 : outcome.version]
-    return games.redacted(table, outcome.seat, outcome.first, written)
+    return queries.redacted(table, outcome.seat, outcome.first, written)
 
 
 @get("/api/v1/games/{game_id:str}/events")
@@ -322,7 +322,7 @@ async def read_events(
     games = _games(state)
     table = await games.load(game_id)
     viewer = table.seat_of(player.player_id) if player else None
-    return EventsPage(table.version, await games.events_after(table, viewer, after))
+    return EventsPage(table.version, queries.events_after(table, viewer, after))
 
 
 @get("/api/v1/games/{game_id:str}/replay")
@@ -335,7 +335,7 @@ async def replay(
 ) -> Replay:
     player = await _viewer(state, authorization)
     table = await _games(state).load(game_id)
-    at, view = _games(state).replay_view(table, player, at, seat)
+    at, view = queries.replay_view(table, player, at, seat)
     return Replay(at, table.version, seat, view)
 
 
@@ -343,7 +343,7 @@ async def replay(
 async def export(state: State, game_id: str) -> Response[bytes]:
     games = _games(state)
     table = await games.load(game_id)
-    return Response(games.export(table), media_type="application/x-ndjson")
+    return Response(queries.export(table), media_type="application/x-ndjson")
 
 
 @get("/api/v1/games/{game_id:str}/stream")

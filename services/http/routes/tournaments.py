@@ -11,13 +11,10 @@ from litestar.datastructures import State
 from litestar.params import Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from engines.registry import get_game
-from engines.core import OptionsError
 from services.http.schemas import MAX_ROUNDS, MAX_VERSION, NewTournament
-from services.app.errors import NotFound
 from services.app.games.service import now_ms
 from services.app.games import embargo
-from services.app.ratings.projection import PROVISIONAL_SIGMA
+from services.app.ratings import queries as ratings
 from services.http.routes.games import resume_point
 from services.app.tournaments.service import TournamentService
 from services.http.sse import KEEPALIVE
@@ -42,12 +39,7 @@ async def create_tournament(state: State, data: NewTournament, authorization: Au
 
 @get("/api/v1/tournaments")
 async def list_tournaments(state: State, status: str | None = None) -> list[dict]:
-    rows = await state.pool.fetch(
-        "SELECT tournament_id::text AS id, game, status, extract(epoch FROM start_at) * 1000 AS start_ms"
-        " FROM tournaments WHERE ($1::text IS NULL OR status = $1) ORDER BY start_at DESC LIMIT 200",
-        status,
-    )
-    return [{"tournament_id": r["id"], "game": r["game"], "status": r["status"], "start_ms": int(r["start_ms"])} for r in rows]
+    return await _tn(state).listing(status)
 
 
 @get("/api/v1/tournaments/{tournament_id:str}")
@@ -126,65 +118,14 @@ async def tournament_stream(request: Request, state: State, tournament_id: str) 
     return ServerSentEvent(metrics.sse_stream("tournament", messages()), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
-def _rating_row(r) -> dict:
-    return {
-        "rated_id": r["rated_id"],
-        "name": r["name"],
-        "kind": r["kind"],
-        "mu": r["mu"],
-        "sigma": r["sigma"],
-        "ordinal": r["mu"] - 3 * r["sigma"],
-        "games": r["games"],
-        # Games a house bot finished for it after its strikes, rated as last (issue 12).
-        "forfeits": r["forfeits"],
-        "provisional": r["sigma"] >= PROVISIONAL_SIGMA,
-    }
-
-
 @get("/api/v1/leaderboards/{game:str}")
 async def leaderboard(state: State, game: str, limit: Annotated[int, Parameter(ge=1, le=500)] = 100) -> dict:
-    try:
-        get_game(game)
-    except OptionsError as err:
-        raise NotFound(err.code, err.message) from None
-    rows = await state.pool.fetch(
-        "SELECT * FROM ratings WHERE game = $1 ORDER BY mu - 3 * sigma DESC, rated_id LIMIT $2 * 3", game, limit
-    )
-    people = [_rating_row(r) for r in rows if r["kind"] == "human"][:limit]
-    agents = [_rating_row(r) for r in rows if r["kind"] == "agent"][:limit]
-    bots = [_rating_row(r) for r in rows if r["kind"] == "bot"][:limit]
-    return {"game": game, "players": people, "agents": agents, "bots": bots, "provisional_sigma": PROVISIONAL_SIGMA}
+    return await ratings.leaderboard(state.pool, game, limit)
 
 
 @get("/api/v1/players/{player_id:str}/ratings")
 async def rating_history(state: State, player_id: str, game: str | None = None) -> dict:
-    current = await state.pool.fetch(
-        "SELECT * FROM ratings WHERE rated_id = $1 AND ($2::text IS NULL OR game = $2)", player_id, game
-    )
-    changes = await state.pool.fetch(
-        "SELECT * FROM rating_changes WHERE rated_id = $1 AND ($2::text IS NULL OR game = $2) ORDER BY position",
-        player_id, game,
-    )
-    if not current and not changes:
-        raise NotFound("no_ratings", "no rated games for this player")
-    return {
-        "ratings": [_rating_row(r) for r in current],
-        # Why a rating moved: each change links to its game.
-        "history": [
-            {
-                "game": c["game"],
-                "game_id": c["game_id"],
-                "link": f"/api/v1/games/{c['game_id']}",
-                "place": c["place"],
-                "forfeited": c["forfeited"],
-                "mu_before": c["mu_before"],
-                "sigma_before": c["sigma_before"],
-                "mu_after": c["mu_after"],
-                "sigma_after": c["sigma_after"],
-            }
-            for c in changes
-        ],
-    }
+    return await ratings.history(state.pool, player_id, game)
 
 
 ROUTES = [

@@ -11,6 +11,7 @@ from litestar.datastructures import State
 
 from engines.verify import verify_export
 from services.app.errors import Conflict
+from services.app.games import queries
 from services.app.games.service import GameService
 
 
@@ -29,7 +30,7 @@ async def verify_game(state: State, game_id: str) -> Verification:
     if not table.over:
         # The seed and the salt are revealed by the final event only.
         raise Conflict("game_in_progress", "a game can be verified once it has ended (its final event reveals the seed and the salt)")
-    verdict = verify_export(games.export(table))  # the export refuses an embargoed table: 409 results_embargoed
+    verdict = verify_export(queries.export(table))  # the export refuses an embargoed table: 409 results_embargoed
     return Verification(game_id, verdict.commitment_ok, verdict.deals_ok, verdict.replay_ok, verdict.problems)
 
 

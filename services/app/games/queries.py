@@ -1,0 +1,63 @@
+"""Reads of one live table, as a viewer may see them: events redacted for a
+seat or a spectator, a history page, a replayed view at any version, the
+export of a finished game. Pure over the table (no IO): the embargo and the
+GEN-1 history rules apply here, once for every route that reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from services.app.errors import BadRequest, Conflict, Forbidden
+from services.app.games import embargo
+from services.app.games.events import TableEvent
+from services.app.games.tables import Table, engine_events, event_tag
+from services.app.players import Player
+
+
+def redacted(table: Table, viewer: int | None, first: int, events: list) -> list[dict]:
+    """Events from version `first` as `viewer` may see them (None: spectator).
+    After the game every event is public in full (RULES.md, general)."""
+    game, out = table.game, []
+    public = table.disclosed
+    for offset, event in enumerate(events):
+        seen = event if public or isinstance(event, TableEvent) else game.redact(event, viewer)
+        if seen is not None:
+            out.append({"version": first + offset, "event": seen})
+    return out
+
+def events_after(table: Table, viewer: int | None, after: int) -> list[dict]:
+    if after < 0:
+        raise BadRequest("bad_version", "after is a version, 0 or more")
+    embargo.check(table, viewer)  # duplicate tournaments (issue 11, item 1)
+    # GEN-1: a history, with what was public only at its moment blanked.
+    return redacted(table, viewer, after + 1, table.history(table.visible_version)[after:])
+
+def replay_view(table: Table, player: Player | None, at: int | None, seat: int | None) -> tuple[int, Any]:
+    # Any seat, any version, with or without a token (issue 11, item 1).
+    embargo.check(table, table.seat_of(player.player_id if player else None), seat=seat)
+    at = table.visible_version if at is None else at
+    if not 0 <= at <= table.visible_version:
+        raise BadRequest("bad_version", f"at is a version from 0 to {table.visible_version}")
+    if seat is not None:
+        if not 0 <= seat < table.players:
+            raise BadRequest("bad_seat", f"seats are numbered 0 to {table.players - 1}")
+        if not table.over and table.seat_of(player.player_id if player else None) != seat:
+            raise Forbidden("not_your_seat", "a seat's view of a game in progress is for its player only")
+    if at == 0:
+        return at, None
+    state = table.game.fold(engine_events(table.events[:at]))
+    visible = table.visible_version
+    now = table.state if visible == table.version else table.game.fold(engine_events(table.events[:visible]))
+    return at, table.game.past_view(state, seat, now)  # GEN-1: blanked once the moment has passed
+
+def export(table: Table) -> bytes:
+    if not table.over:
+        raise Conflict("game_in_progress", "the log is exported once the game has ended")
+    embargo.check(table, None, whole=True)  # also what verify reads
+    lines = [
+        msgspec.json.encode({"version": i, "type": event_tag(e), "event": e})
+        for i, e in enumerate(table.events, start=1)
+    ]
+    return b"\n".join(lines) + b"\n"

@@ -1,0 +1,68 @@
+"""Reads of the ratings the projection keeps (tables `ratings` and
+`rating_changes`): a game's leaderboard and one player's history."""
+
+from __future__ import annotations
+
+from engines.core import OptionsError
+from engines.registry import get_game
+from services.app.errors import NotFound
+from services.app.ratings.projection import PROVISIONAL_SIGMA
+
+
+def _rating_row(r) -> dict:
+    return {
+        "rated_id": r["rated_id"],
+        "name": r["name"],
+        "kind": r["kind"],
+        "mu": r["mu"],
+        "sigma": r["sigma"],
+        "ordinal": r["mu"] - 3 * r["sigma"],
+        "games": r["games"],
+        # Games a house bot finished for it after its strikes, rated as last (issue 12).
+        "forfeits": r["forfeits"],
+        "provisional": r["sigma"] >= PROVISIONAL_SIGMA,
+    }
+
+
+async def leaderboard(pool, game: str, limit: int) -> dict:
+    try:
+        get_game(game)
+    except OptionsError as err:
+        raise NotFound(err.code, err.message) from None
+    rows = await pool.fetch(
+        "SELECT * FROM ratings WHERE game = $1 ORDER BY mu - 3 * sigma DESC, rated_id LIMIT $2 * 3", game, limit
+    )
+    people = [_rating_row(r) for r in rows if r["kind"] == "human"][:limit]
+    agents = [_rating_row(r) for r in rows if r["kind"] == "agent"][:limit]
+    bots = [_rating_row(r) for r in rows if r["kind"] == "bot"][:limit]
+    return {"game": game, "players": people, "agents": agents, "bots": bots, "provisional_sigma": PROVISIONAL_SIGMA}
+
+
+async def history(pool, player_id: str, game: str | None) -> dict:
+    current = await pool.fetch(
+        "SELECT * FROM ratings WHERE rated_id = $1 AND ($2::text IS NULL OR game = $2)", player_id, game
+    )
+    changes = await pool.fetch(
+        "SELECT * FROM rating_changes WHERE rated_id = $1 AND ($2::text IS NULL OR game = $2) ORDER BY position",
+        player_id, game,
+    )
+    if not current and not changes:
+        raise NotFound("no_ratings", "no rated games for this player")
+    return {
+        "ratings": [_rating_row(r) for r in current],
+        # Why a rating moved: each change links to its game.
+        "history": [
+            {
+                "game": c["game"],
+                "game_id": c["game_id"],
+                "link": f"/api/v1/games/{c['game_id']}",
+                "place": c["place"],
+                "forfeited": c["forfeited"],
+                "mu_before": c["mu_before"],
+                "sigma_before": c["sigma_before"],
+                "mu_after": c["mu_after"],
+                "sigma_after": c["sigma_after"],
+            }
+            for c in changes
+        ],
+    }
