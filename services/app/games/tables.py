@@ -130,15 +130,20 @@ class Table:
         bot = self.bots.get(seat)
         if bot is None:
             bot = self.bots[seat] = self.game.bots[holder.bot](seat, self.options)
-            if getattr(bot, "observes", False):
-                # Rebuilt (after a restart, or a seat handed over) a memory
-                # bot gets what its seat gets from the history (GEN-1); live,
-                # `apply` shows it every event at its moment.
-                for event in engine_events(self.history(self.version)):
-                    seen = self.game.redact(event, seat)
-                    if seen is not None:
-                        bot.observe(seen)
+            # Rebuilt (after a restart, or a seat handed over) a memory bot
+            # gets what its seat gets from the history (GEN-1); live, `apply`
+            # shows it every event at its moment.
+            self._show(seat, bot, self.history(self.version))
         return bot
+
+    def _show(self, seat: int, bot: Bot, events: list) -> None:
+        """A memory bot (`observes`, engines/core.py Bot) sees the events as its seat may."""
+        if bot.observes:
+            redact = self.game.redact
+            for event in engine_events(events):
+                seen = redact(event, seat)
+                if seen is not None:
+                    bot.observe(seen)
 
     def history(self, upto: int) -> list:
         """The log up to version `upto` as the history of the game shows it
@@ -177,11 +182,7 @@ class Table:
             # learns it from the commands instead (note_end_from_commands).
             self.ended_at = first
         for seat, bot in self.bots.items():
-            if getattr(bot, "observes", False):
-                for event in engine_events(events):
-                    seen = self.game.redact(event, seat)
-                    if seen is not None:
-                        bot.observe(seen)
+            self._show(seat, bot, events)
 
     def note_end_from_commands(self) -> None:
         """The first version of the commit that ended the game: the command whose outcome reached the last version."""
