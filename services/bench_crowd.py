@@ -185,4 +185,6 @@ def read_rows(path: str):
 if __name__ == "__main__":
     raise_fd_limit()
     h, p, pth, n, o = sys.argv[1:6]
-    asyncio.run(_crowd(h, int(p), pth, int(n), o))
+    import uvloop  # the server's own loop (uvicorn's): the clients read as fast as it writes
+
+    uvloop.run(_crowd(h, int(p), pth, int(n), o))
