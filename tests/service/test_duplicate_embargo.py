@@ -110,7 +110,10 @@ async def test_a_duplicate_round_shows_nothing_of_its_finished_tables_until_it_e
     asked the group's finished table for seat 2's hand (`replay?at=2&seat=2`)
     and got it; the tournament's events, rounds and standings showed that
     table's places and scores."""
-    runtime = await Runtime.open(Settings(database_url=database_url, redis_url=redis_url))
+    # Bots at full speed, as the tests' servers have them (tests/conftest.py):
+    # at a person's 700 ms pace (issue 14) the all-bot table could end before
+    # the person's table had dealt, and `replay?at=2` of it was out of range.
+    runtime = await Runtime.open(Settings(database_url=database_url, redis_url=redis_url, table_bot_delay_ms=0))
     stream_task = None
     try:
         person = await ApiClient.register(server.base_url, "duplicate player")
@@ -235,5 +238,36 @@ async def test_ratings_wait_for_the_embargo_of_a_ranked_duplicate_table(server, 
             pass
         assert await rated() == 1  # one house bot identity in four seats moves once, by the mean
         assert (await rebuild(runtime.pool))["equal"]
+    finally:
+        await runtime.close()
+
+
+async def test_an_unranked_embargoed_table_does_not_hold_the_ratings(server, database_url, redis_url):
+    """The projection waits at a ranked embargoed table (above), but an
+    unranked one changes no rating: held there (a casual duplicate round that
+    never ended), it stopped every ranked result after it from reaching the
+    leaderboard."""
+    from services.app.ratings.projection import RatingsProjector
+
+    runtime = await Runtime.open(Settings(database_url=database_url, redis_url=redis_url, table_bot_delay_ms=0))
+    try:
+        seats = [SeatHolder(s, None, "random", "random bot", "bot") for s in range(4)]
+        tables = {}
+        for ranked in (False, True):  # the unranked one finishes first: earlier in position order
+            game_id = str(uuid.uuid4())
+            table = await runtime.games.create_seated(
+                game_id, "kabuki-tricks", {}, ranked, 777, seats, tournament_id=str(uuid.uuid4()), embargoed=not ranked,
+            )
+            deadline = time.monotonic() + 60
+            while not table.over and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert table.over
+            tables[ranked] = game_id
+        projector = RatingsProjector(runtime.pool)
+        while await projector.step():
+            pass
+        rated = await runtime.pool.fetchval("SELECT count(*) FROM rating_changes WHERE game_id = $1", tables[True])
+        assert rated == 1, "the ranked table's result waited behind an unranked embargoed one"
+        assert await runtime.pool.fetchval("SELECT count(*) FROM rating_changes WHERE game_id = $1", tables[False]) == 0
     finally:
         await runtime.close()

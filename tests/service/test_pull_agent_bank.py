@@ -29,7 +29,7 @@ async def test_a_pull_agent_pays_from_its_bank_then_times_out(server, server_env
     worker = WorkerProcess(server_env, tmp_path / "worker.log").start()
     try:
         owner = await ApiClient.register(server.base_url, "author")
-        r = await owner.post("/api/v1/agents", {"name": "puller", "games": ["kabuki-tricks"], "mode": "pull"})
+        r = await owner.post("/api/v1/agents", {"name": "bank-puller", "games": ["kabuki-tricks"], "mode": "pull"})  # names are unique; test_multiprocess has "puller"
         assert r.status_code == 201, r.text
         agent = ApiClient(server.base_url, token=r.json()["token"])
         r = await owner.post("/api/v1/games", {

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import httpx
+from playwright.sync_api import expect
 
 from tests.web.conftest import sign_up, unique_name
 from tests.web.test_table_play import click_one_move
@@ -100,7 +101,8 @@ def test_a_person_registers_plays_the_round_and_sees_the_final_ranking(new_conte
         assert rows.locator("th").all_inner_texts().count(name) == 1
         assert page.locator("tr.mine").count() == 1  # the person's own line is marked
         assert page.locator("#t-status").inner_text() == "Finished"
-        assert page.get_by_role("link", name="Replay").count() == 1  # the table, to replay
+        # The table, to replay: the rounds are fetched after the ranking shows, so wait for the link.
+        expect(page.get_by_role("link", name="Replay")).to_have_count(1, timeout=15_000)
         SHOTS.mkdir(exist_ok=True)
         page.screenshot(path=str(SHOTS / "tournament-final.png"), full_page=True)
 

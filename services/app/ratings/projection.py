@@ -156,7 +156,9 @@ async def _released(conn, rows: list) -> list:
     when the round ends, and the projection moves on."""
     held = {
         r["game_id"] for r in await conn.fetch(
-            "SELECT game_id::text AS game_id FROM games WHERE embargoed AND game_id = ANY($1::uuid[])",
+            # Only ranked games: an unranked one changes no rating, and held
+            # here (a duplicate round never ended) it stopped every rating after it.
+            "SELECT game_id::text AS game_id FROM games WHERE embargoed AND ranked AND game_id = ANY($1::uuid[])",
             [row["stream_id"] for row in rows],
         )
     }
