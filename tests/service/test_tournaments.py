@@ -20,7 +20,7 @@ import msgspec
 import pytest
 
 from engines.tournament import default_points, table_points
-from services.app.games.deadlines import STRIKE_LIMIT
+from services.app.games.policy import STRIKE_LIMIT
 from services.infra.keys import AUTO_PREFIX
 from tests.conftest import ROOT, WorkerProcess
 from tests.service.client import ApiClient
