@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from services.tools.serve import settings_with_servers
+from services.tools.serve import run_with_servers
 
 
 def simulate_cmd(args: argparse.Namespace) -> int:
@@ -70,25 +70,17 @@ def verify(args: argparse.Namespace) -> int:
 
 
 def ratings(args: argparse.Namespace) -> int:
-    import asyncio
-
     from services.infra.db import create_pool
     from services.app.ratings.projection import rebuild
 
-    settings, embedded = settings_with_servers()
-
-    async def run() -> dict:
+    async def run(settings) -> dict:
         pool = await create_pool(settings.database_url, 2)
         try:
             return await rebuild(pool, write=args.write)
         finally:
             await pool.close()
 
-    try:
-        report = asyncio.run(run())
-    finally:
-        if embedded is not None:
-            embedded.stop()
+    report = run_with_servers(run)
     print(json.dumps(report))
     return 0 if report["equal"] or args.write else 1
 

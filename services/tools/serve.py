@@ -157,6 +157,19 @@ def settings_with_servers():
     return replace(settings, database_url=database_url, redis_url=redis_url), embedded
 
 
+def run_with_servers(run):
+    """`asyncio.run(run(settings))` against the servers `settings_with_servers`
+    gives, embedded ones stopped afterwards: for one-shot commands."""
+    import asyncio
+
+    settings, embedded = settings_with_servers()
+    try:
+        return asyncio.run(run(settings))
+    finally:
+        if embedded is not None:
+            embedded.stop()
+
+
 def worker(args: argparse.Namespace) -> int:
     from workers.main import run_worker
 
@@ -174,26 +187,18 @@ def migrate(args: argparse.Namespace) -> int:
     """Apply pending migrations and exit: k8s runs it as the API's init
     container, so a rollout migrates once (under services/infra/db.py's advisory
     lock) before new code takes traffic."""
-    import asyncio
-
     import asyncpg
 
     from services.infra.db import migrate
 
-    settings, embedded = settings_with_servers()
-
-    async def run() -> list[str]:
+    async def run(settings) -> list[str]:
         conn = await asyncpg.connect(settings.database_url)
         try:
             return await migrate(conn)
         finally:
             await conn.close()
 
-    try:
-        applied = asyncio.run(run())
-    finally:
-        if embedded is not None:
-            embedded.stop()
+    applied = run_with_servers(run)
     print(f"hanamichi: migrations applied: {', '.join(applied) if applied else 'none, the schema is up to date'}", flush=True)
     return 0
 
