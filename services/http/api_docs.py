@@ -54,7 +54,6 @@ ROUTE_ERRORS: dict[str, tuple[int, ...]] = {
     "create_tournament": (403, 422), "register_agent": (403, 409, 422),
     "read_session": (), "sign_out": (), "set_password": (), "rotate_token": (), "list_games": (),
     "live_tables": (), "player_games": (),
-    "live_tables": (), "player_games": (),
 }
 DEFAULT_ERRORS = (403, 409, 422)
 

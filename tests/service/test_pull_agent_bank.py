@@ -68,7 +68,9 @@ async def test_a_pull_agent_pays_from_its_bank_then_times_out(server, server_env
             await conn.close()
         by_version = {row["version"]: row for row in rows}
         assert by_version[first["version"]]["outcome"] == "ok"
-        assert 550 <= by_version[first["version"]]["overdraft_ms"] <= 850
+        # 600 ms over, plus the stream's and the move's own latency (up to ~300
+        # ms on a loaded machine); below the bank's 1,000 ms, so the move counted.
+        assert 550 <= by_version[first["version"]]["overdraft_ms"] <= 950
         assert by_version[second["version"]]["outcome"] == "timeout"
         # The bank is spent: its 1,000 ms are all charged.
         assert by_version[first["version"]]["overdraft_ms"] + by_version[second["version"]]["overdraft_ms"] == 1000

@@ -108,8 +108,9 @@ def audit_focus(page, stops: int = 40) -> list[str]:
     return problems
 
 
-def _finished_game(http: httpx.Client, auth: dict) -> str:
-    gid = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": 3, "bot_delay_ms": 0}, headers=auth).json()["game_id"]
+def _finished_game(http: httpx.Client, auth: dict, ranked: bool = False) -> str:
+    gid = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": 3, "bot_delay_ms": 0, "ranked": ranked},
+                    headers=auth).json()["game_id"]
     for seat in range(3):
         assert http.post(f"/api/v1/games/{gid}/bots", json={"seat": seat, "bot": "random"}, headers=auth).status_code == 200
     deadline = time.monotonic() + 60
@@ -124,7 +125,14 @@ def test_every_page_has_landmarks_names_visible_focus_and_fits_360_px(new_contex
     with httpx.Client(base_url=live.base_url, timeout=30) as http:
         me = http.post("/api/v1/players", json={"name": name, "password": password}).json()
         auth = {"Authorization": f"Bearer {me['token']}"}
-        finished = _finished_game(http, auth)
+        # Ranked, so the leaderboards have rows (6 columns) to fit into 360 px,
+        # as they do on a running service; alone on a fresh database they
+        # would show "nobody yet" and prove nothing.
+        finished = _finished_game(http, auth, ranked=True)
+        deadline = time.monotonic() + 30
+        while not http.get("/api/v1/leaderboards/kabuki-tricks").json()["bots"]:
+            assert time.monotonic() < deadline, "the worker did not rate the ranked game"
+            time.sleep(0.2)
         # A table where this person sits and has cards to play ("Your moves").
         mine = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": 3, "bot_delay_ms": 0}, headers=auth).json()["game_id"]
         assert http.post(f"/api/v1/games/{mine}/seats", json={"seat": 0}, headers=auth).status_code == 200
@@ -145,7 +153,7 @@ def test_every_page_has_landmarks_names_visible_focus_and_fits_360_px(new_contex
         f"/games/{mine}": ".your-moves button.card-move", f"/games/{finished}": "section.result:not([hidden])",
         f"/games/{finished}/replay?at=20": '#board[data-at="20"]', "/live": "#live-status",
         "/tournaments": "#create-form", f"/tournaments/{tid}": "#t-entrants",
-        "/leaderboards": "main", "/leaderboards/kabuki-tricks": "main section", f"/players/{me['player_id']}": "#p-tournaments",
+        "/leaderboards": "#lb-bots table", "/leaderboards/kabuki-tricks": "#lb-bots table", f"/players/{me['player_id']}": "#p-tournaments",
         "/agents": "form",
     }
     problems = []
