@@ -76,6 +76,31 @@ def shell(title: str, main: str, scripts: tuple[str, ...] = (), styles: tuple[st
     return Response(html, media_type="text/html; charset=utf-8", headers={"Content-Security-Policy": CSP, "Cache-Control": "no-store"})
 
 
+def not_found(request: Request, main: str) -> Response[str]:
+    """The 404 page of a game we do not have (how to play, leaderboards)."""
+    response = shell(translator(lang_of(request))("page.not_found"), main, request=request)
+    response.status_code = 404
+    return response
+
+
+def game_links(_, prefix: str, current: str | None = None) -> str:
+    """A list item linking `prefix` + game for each game; `current` is marked for screen readers."""
+    mark = ' aria-current="page"'
+    return "".join(f'<li><a href="{prefix}{g}"{mark if g == current else ""}>{_("game." + g)}</a></li>' for g in available())
+
+
+def loading_main(_, region: str, data: str, value: str, ids: str, title: str, rest: str = "") -> str:
+    """The main of a page about one thing (a table, a replay, a tournament, a
+    player): the region carries the id its module reads (`data-<data>`),
+    then a heading the module retitles and a status line until it has loaded."""
+    return f"""
+<div id="{region}" data-{data}="{escape(value)}">
+  <h1 id="{ids}-title">{title}</h1>
+  <p class="status" role="status" id="{ids}-status">{_("status.loading")}</p>
+{rest}</div>
+"""
+
+
 def _field(label: str, name: str, kind: str = "text", autocomplete: str = "", extra: str = "") -> str:
     return (
         f'<p class="field"><label for="{name}">{label}</label>'
@@ -101,39 +126,39 @@ def lobby_page(request: Request) -> Response[str]:
     return shell(_("lobby.title"), main, ("lobby.js",), page="lobby", request=request)
 
 
+def _credentials_page(request: Request, _, page: str, title: str, subtitle: str, password: tuple[str, str],
+                      below: str, hint: str = "") -> Response[str]:
+    """Sign up and sign in: one form (forms.js finds it as `<page>-form`) that
+    differs in the password's autocomplete and bounds, a hint, and the link below."""
+    hint_line = f'  <p class="hint">{hint}</p>\n' if hint else ""
+    main = f"""
+<h1>{title}</h1>
+<form id="{page}-form" class="panel narrow" aria-labelledby="{page}-h" novalidate>
+  <h2 id="{page}-h" class="visually-hidden">{subtitle}</h2>
+  {_field(_("field.name"), "name", autocomplete="username", extra='maxlength="40"')}
+  {_field(_("field.password"), "password", "password", *password)}
+{hint_line}  <p><button type="submit">{title}</button></p>
+  <p class="error" role="alert" id="form-error"></p>
+</form>
+<p>{below}</p>
+"""
+    return shell(title, main, ("forms.js",), page=page, request=request)
+
+
 @get("/signup", include_in_schema=False, sync_to_thread=False)
 def signup_page(request: Request) -> Response[str]:
     _ = translator(lang_of(request))
-    main = f"""
-<h1>{_("nav.signup")}</h1>
-<form id="signup-form" class="panel narrow" aria-labelledby="signup-h" novalidate>
-  <h2 id="signup-h" class="visually-hidden">{_("signup.h")}</h2>
-  {_field(_("field.name"), "name", autocomplete="username", extra='maxlength="40"')}
-  {_field(_("field.password"), "password", "password", "new-password", 'minlength="8" maxlength="200"')}
-  <p class="hint">{_("signup.hint")}</p>
-  <p><button type="submit">{_("nav.signup")}</button></p>
-  <p class="error" role="alert" id="form-error"></p>
-</form>
-<p>{_("signup.have")} <a href="/signin">{_("nav.signin")}</a></p>
-"""
-    return shell(_("nav.signup"), main, ("forms.js",), page="signup", request=request)
+    return _credentials_page(request, _, "signup", _("nav.signup"), _("signup.h"),
+                             ("new-password", 'minlength="8" maxlength="200"'),
+                             f'{_("signup.have")} <a href="/signin">{_("nav.signin")}</a>', hint=_("signup.hint"))
 
 
 @get("/signin", include_in_schema=False, sync_to_thread=False)
 def signin_page(request: Request) -> Response[str]:
     _ = translator(lang_of(request))
-    main = f"""
-<h1>{_("nav.signin")}</h1>
-<form id="signin-form" class="panel narrow" aria-labelledby="signin-h" novalidate>
-  <h2 id="signin-h" class="visually-hidden">{_("signin.h")}</h2>
-  {_field(_("field.name"), "name", autocomplete="username", extra='maxlength="40"')}
-  {_field(_("field.password"), "password", "password", "current-password", 'maxlength="200"')}
-  <p><button type="submit">{_("nav.signin")}</button></p>
-  <p class="error" role="alert" id="form-error"></p>
-</form>
-<p>{_("signin.none")} <a href="/signup">{_("nav.signup")}</a></p>
-"""
-    return shell(_("nav.signin"), main, ("forms.js",), page="signin", request=request)
+    return _credentials_page(request, _, "signin", _("nav.signin"), _("signin.h"),
+                             ("current-password", 'maxlength="200"'),
+                             f'{_("signin.none")} <a href="/signup">{_("nav.signup")}</a>')
 
 
 @get("/account", include_in_schema=False, sync_to_thread=False)
@@ -172,15 +197,9 @@ def how_to_play_page(game: str, request: Request) -> Response[str]:
     _ = translator(lang)
     text = how_to_play(game, lang)
     if text is None:
-        games = "".join(f'<li><a href="/how-to-play/{g}">{_("game." + g)}</a></li>' for g in available())
-        response = shell(_("page.not_found"), f"<h1>{_('howto.no_game')}</h1><p>{_('howto.rules_for')}</p><ul>{games}</ul>", request=request)
-        response.status_code = 404
-        return response
-    current = ' aria-current="page"'
-    others = "".join(
-        f'<li><a href="/how-to-play/{g}"{current if g == game else ""}>{_("game." + g)}</a></li>'
-        for g in available()
-    )
+        games = game_links(_, "/how-to-play/")
+        return not_found(request, f"<h1>{_('howto.no_game')}</h1><p>{_('howto.rules_for')}</p><ul>{games}</ul>")
+    others = game_links(_, "/how-to-play/", game)
     main = f'<nav aria-label="{_("nav.games")}" class="games-nav"><ul>{others}</ul></nav><article class="howto">{text}</article>'
     return shell(_("howto.title", game=_("game." + game)), main, page="howto", request=request)
 
@@ -190,12 +209,7 @@ def table_page(game_id: str, request: Request) -> Response[str]:
     """A table: the page's code is table.js/table.css (the table's own
     module); this shell gives it the game id and the regions it fills."""
     _ = translator(lang_of(request))
-    main = f"""
-<div id="table" data-game-id="{escape(game_id)}">
-  <h1 id="table-title">{_("table.title")}</h1>
-  <p class="status" role="status" id="table-status">{_("status.loading")}</p>
-</div>
-"""
+    main = loading_main(_, "table", "game-id", game_id, "table", _("table.title"))
     return shell(_("table.title"), main, ("table.js",), ("table.css",), page="table", request=request)
 
 

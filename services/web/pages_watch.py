@@ -10,7 +10,7 @@ from litestar import Request, Response, get
 
 from engines.registry import available
 from services.web.i18n import lang_of, translator
-from services.web.pages import shell
+from services.web.pages import game_links, loading_main, not_found, shell
 
 STYLES = ("watch.css",)
 
@@ -30,11 +30,7 @@ def live_page(request: Request) -> Response[str]:
 @get("/games/{game_id:str}/replay", include_in_schema=False, sync_to_thread=False)
 def replay_page(game_id: str, request: Request) -> Response[str]:
     _ = translator(lang_of(request))
-    main = f"""
-<div id="replay" data-game-id="{escape(game_id)}">
-  <h1 id="replay-title">{_("replay.title")}</h1>
-  <p class="status" role="status" id="replay-status">{_("status.loading")}</p>
-  <section class="panel controls" aria-label="{_("replay.controls")}">
+    rest = f"""  <section class="panel controls" aria-label="{_("replay.controls")}">
     <div class="buttons">
       <button type="button" id="first" aria-label="{_("replay.first")}">|◀</button>
       <button type="button" id="back" aria-label="{_("replay.back")}">◀</button>
@@ -59,8 +55,8 @@ def replay_page(game_id: str, request: Request) -> Response[str]:
   <section class="panel" aria-labelledby="fair-h"><h2 id="fair-h">{_("replay.fairness")}</h2>
     <div id="fairness"><p class="hint">{_("replay.fair_later")}</p></div>
     <p><a id="export" download>{_("replay.export")}</a></p></section>
-</div>
 """
+    main = loading_main(_, "replay", "game-id", game_id, "replay", _("replay.title"), rest)
     return shell(_("replay.title"), main, ("replay.js",), ("table.css", *STYLES), page="replay", request=request)
 
 
@@ -110,18 +106,14 @@ def tournaments_page(request: Request) -> Response[str]:
 @get("/tournaments/{tournament_id:str}", include_in_schema=False, sync_to_thread=False)
 def tournament_page(tournament_id: str, request: Request) -> Response[str]:
     _ = translator(lang_of(request))
-    main = f"""
-<div id="tournament" data-tournament-id="{escape(tournament_id)}">
-  <h1 id="t-title">{_("tn.title")}</h1>
-  <p class="status" role="status" id="t-status">{_("status.loading")}</p>
-  <p id="t-actions" class="actions"></p>
+    rest = f"""  <p id="t-actions" class="actions"></p>
   <p id="my-table" hidden></p>
   <section class="panel" aria-labelledby="rules-h"><h2 id="rules-h">{_("tn.rules")}</h2><dl id="t-rules" class="rules"></dl></section>
   <section class="panel" aria-labelledby="entrants-h"><h2 id="entrants-h">{_("tn.entrants")}</h2><ul id="t-entrants" class="entrants"></ul></section>
   <section class="panel" aria-labelledby="standings-h"><h2 id="standings-h">{_("tn.standings")}</h2><div id="t-standings"></div></section>
   <section class="panel" aria-labelledby="rounds-h"><h2 id="rounds-h">{_("tn.f.rounds")}</h2><div id="t-rounds"></div></section>
-</div>
 """
+    main = loading_main(_, "tournament", "tournament-id", tournament_id, "t", _("tn.title"), rest)
     return shell(_("tn.title"), main, ("tournament.js",), STYLES, page="tournament", request=request)
 
 
@@ -134,14 +126,8 @@ def leaderboards_index(request: Request) -> Response[str]:
 def leaderboard_page(game: str, request: Request) -> Response[str]:
     _ = translator(lang_of(request))
     if game not in available():
-        response = shell(_("page.not_found"), f"<h1>{_('howto.no_game')}</h1>", request=request)
-        response.status_code = 404
-        return response
-    current = ' aria-current="page"'
-    links = "".join(
-        f'<li><a href="/leaderboards/{g}"{current if g == game else ""}>{_("game." + g)}</a></li>'
-        for g in available()
-    )
+        return not_found(request, f"<h1>{_('howto.no_game')}</h1>")
+    links = game_links(_, "/leaderboards/", game)
     main = f"""
 <h1>{_("lb.title", game=_("game." + game))}</h1>
 <nav aria-label="{_("nav.games")}" class="games-nav"><ul>{links}</ul></nav>
@@ -159,15 +145,11 @@ def leaderboard_page(game: str, request: Request) -> Response[str]:
 @get("/players/{player_id:str}", include_in_schema=False, sync_to_thread=False)
 def player_page(player_id: str, request: Request) -> Response[str]:
     _ = translator(lang_of(request))
-    main = f"""
-<div id="player" data-player-id="{escape(player_id)}">
-  <h1 id="p-title">{_("player.title")}</h1>
-  <p class="status" role="status" id="p-status">{_("status.loading")}</p>
-  <section class="panel" aria-labelledby="ratings-h"><h2 id="ratings-h">{_("player.ratings")}</h2><div id="p-charts"></div></section>
+    rest = f"""  <section class="panel" aria-labelledby="ratings-h"><h2 id="ratings-h">{_("player.ratings")}</h2><div id="p-charts"></div></section>
   <section class="panel" aria-labelledby="recent-h"><h2 id="recent-h">{_("player.recent")}</h2><div id="p-games"></div></section>
   <section class="panel" aria-labelledby="ptourn-h"><h2 id="ptourn-h">{_("player.tournaments")}</h2><ul id="p-tournaments"></ul></section>
-</div>
 """
+    main = loading_main(_, "player", "player-id", player_id, "p", _("player.title"), rest)
     return shell(_("player.title"), main, ("player.js",), STYLES, page="player", request=request)
 
 
