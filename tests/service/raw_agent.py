@@ -1,36 +1,23 @@
 """A raw push endpoint for the agent tests (standard library only): the
 pre-kit example agent's server. The misbehaving variants (agent_variants.py)
 need it: unlike the kit's runner (services/kit), it answers late, answers
-garbage or crashes when told to."""
+garbage or crashes when told to. Signatures are checked by the kit's own
+`verify` (services/kit/signing.py, standard library only): one rule, one home."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import random
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-MAX_SKEW_S = 300  # refuse requests signed longer ago than this (replays)
+from services.kit.signing import verify
+
 MAX_BODY = 1 << 20
 
 
 def choose(turn: dict, rng: random.Random) -> dict:
     """The house `random` bot's rule: any legal action, uniformly."""
     return rng.choice(turn["legal_actions"])
-
-
-def verify(secret: str, timestamp: str, body: bytes, signature: str, now: float | None = None) -> bool:
-    """X-Hanamichi-Signature is sha256=HMAC-SHA256(secret, timestamp + "." + body)."""
-    try:
-        age = abs((time.time() if now is None else now) - int(timestamp))
-    except (TypeError, ValueError):
-        return False
-    if age > MAX_SKEW_S:
-        return False
-    expected = "sha256=" + hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
-    return hmac.compare_digest(expected, signature or "")
 
 
 def make_handler(secret: str, decide=choose, seed: int | None = None):

@@ -54,12 +54,17 @@ class TcpGate:
             writer.transport.abort()  # a reset, as when the server dies
         self._writers.clear()
 
+    async def _connect_upstream(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """The connection to the server behind the gate; OSError when none
+        answers. A subclass picks another upstream here (the round-robin
+        balancer of test_multiprocess.py) and keeps the pipe below."""
+        if self.target[0] == "unix":
+            return await asyncio.open_unix_connection(self.target[1])
+        return await asyncio.open_connection(*self.target[1:])
+
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            if self.target[0] == "unix":
-                up_reader, up_writer = await asyncio.open_unix_connection(self.target[1])
-            else:
-                up_reader, up_writer = await asyncio.open_connection(*self.target[1:])
+            up_reader, up_writer = await self._connect_upstream()
         except OSError:
             writer.transport.abort()
             return
