@@ -17,24 +17,22 @@ import shutil
 import signal
 import tempfile
 import time
-import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import asyncpg
-import httpx
-import msgspec
 import pytest
 
 from services.tools.embedded import _stop_postgres, _stop_redis, start_postgres, start_redis
 from tests.conftest import ROOT, ServerProcess, WorkerProcess, free_test_port
 from tests.service.agent_harness import AGENT_ENV, PullAgentProcess, register_agent
 from tests.service.client import ApiClient, SseReader
+from tests.service.tournament_play import (
+    GAME, Person, agent_moves, assert_acks_logged, assert_every_event_once, deadline_moves, finished_games,
+    first_round_tables, get_json, open_tournament, tournament_finished, until,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
-GAME = "kabuki-tricks"
-TN = "/api/v1/tournaments"
 OUTAGE_S = 5.0
 
 
@@ -121,90 +119,6 @@ def stack(private, tmp_path):
     server.stop()
 
 
-# --- people who keep playing through an outage -------------------------------------------------
-
-
-@dataclass
-class Ack:
-    game_id: str
-    command_id: str
-    seat: int
-    version: int
-    types: list[str]
-
-
-@dataclass
-class Person:
-    client: ApiClient
-    rng: random.Random
-    slow_every: int = 0  # every n-th own turn, think past the deadline
-    acks: list[Ack] = field(default_factory=list)
-    errors: int = 0  # answers other than 200/409 (the outage), and dropped connections
-
-    async def request(self, method: str, path: str, body=None) -> httpx.Response | None:
-        try:
-            if method == "GET":
-                return await self.client.get(path)
-            return await self.client.post(path, body)
-        except httpx.HTTPError:
-            self.errors += 1
-            await asyncio.sleep(0.2)
-            return None
-
-    async def follow(self, tournament_id: str, games: set[str]) -> None:
-        played = 0
-        while True:
-            r = await self.request("GET", f"{TN}/{tournament_id}")
-            if r is None or r.status_code != 200:
-                await asyncio.sleep(0.2)
-                continue
-            summary = r.json()
-            if summary["status"] in ("finished", "cancelled"):
-                return
-            if summary["status"] != "running" or summary["round"] <= played:
-                await asyncio.sleep(0.1)
-                continue
-            r = await self.request("GET", f"{TN}/{tournament_id}/rounds/{summary['round']}")
-            if r is None or r.status_code != 200:
-                await asyncio.sleep(0.2)
-                continue
-            played = summary["round"]
-            table = next((t for t in r.json()["tables"] if self.client.player_id in t["seats"]), None)
-            if table is not None:
-                games.add(table["game_id"])
-                await self.play(table["game_id"])
-
-    async def play(self, game_id: str) -> None:
-        turns = 0
-        while True:
-            r = await self.request("GET", f"/api/v1/games/{game_id}")
-            if r is None or r.status_code != 200:  # not created yet, or the outage
-                await asyncio.sleep(0.1)
-                continue
-            info = r.json()
-            seat = info["your_seat"]
-            if info["status"] == "finished" or info["seats"][seat]["bot"]:
-                return
-            if not info["legal_actions"]:
-                await asyncio.sleep(0.03)
-                continue
-            turns += 1
-            if self.slow_every and turns % self.slow_every == 0:
-                await asyncio.sleep(1.3)  # the deadline (1 s) plays for this seat
-            command_id = uuid.uuid4().hex
-            action = self.rng.choice(info["legal_actions"])
-            r = await self.request("POST", f"/api/v1/games/{game_id}/actions",
-                                   {"action": action, "command_id": command_id, "expected_version": info["version"]})
-            if r is None:
-                continue
-            if r.status_code == 200:
-                body = r.json()
-                self.acks.append(Ack(game_id, command_id, seat, body["version"], [e["event"]["type"] for e in body["events"]]))
-            elif r.status_code not in (403, 409, 422):  # 422: a deadline moved first and the hand changed
-                self.errors += 1
-                await asyncio.sleep(0.2)
-
-
 # --- the scenario ------------------------------------------------------------------------------
 
 
@@ -215,25 +129,6 @@ async def _bot_table(owner: ApiClient, game: str, options: dict) -> str:
         r = await owner.post(f"/api/v1/games/{game_id}/bots", {"seat": seat, "bot": "random"})
         assert r.status_code == 200, r.text
     return game_id
-
-
-async def _json(client: ApiClient, path: str) -> dict | None:
-    try:
-        r = await client.get(path)
-    except httpx.HTTPError:
-        return None
-    return r.json() if r.status_code == 200 else None
-
-
-async def _until(check, timeout: float, what: str, worker: WorkerProcess, every: float = 0.2):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = await check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}\n--- worker ---\n{worker.tail()}")
-        await asyncio.sleep(every)
 
 
 @pytest.mark.parametrize("victim", ["redis", "postgres"])
@@ -249,36 +144,23 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
     agent_process = PullAgentProcess(base, agent["token"])
     readers: list[SseReader] = []
     try:
-        r = await owner.post(TN, {
-            "game": GAME, "start_ms": int(time.time() * 1000) + 2000, "table_size": 4, "format": "swiss",
-            "rounds": 2, "bots": "fill", "fill_to": 8, "max_entrants": 8, "min_entrants": 2,
-            "time_control": {"move_ms": 1000, "bank_ms": 0},
-        })
-        assert r.status_code == 201, r.text
-        tid = r.json()["tournament_id"]
-        for person in people:
-            r = await person.client.post(f"{TN}/{tid}/registrations")
-            assert r.status_code == 200, r.text
+        tid = await open_tournament(owner, people)
         r = await owner.post(f"/api/v1/agents/{agent['agent_id']}/tournaments/{tid}")
         assert r.status_code == 200, r.text
 
         games: set[str] = set()
         playing = [asyncio.create_task(p.follow(tid, games)) for p in people]
 
-        async def first_round():
-            paired = await _json(owner, f"{TN}/{tid}/rounds/1")
-            return paired["tables"] if paired and paired["tables"] else None
-
-        tables = await _until(first_round, 20, "round 1", worker)
+        tables = await until(lambda: first_round_tables(owner, tid), 20, "round 1", [worker])
         assert len(tables) == 2
         # Spectators on every table of round 1, from the first event on.
         readers = [SseReader(base, t["game_id"]).start() for t in tables]
 
         async def under_way():
-            infos = [await _json(owner, f"/api/v1/games/{t['game_id']}") for t in tables]
+            infos = [await get_json(owner, f"/api/v1/games/{t['game_id']}") for t in tables]
             return all(i and i["version"] >= 15 for i in infos)
 
-        await _until(under_way, 20, "both tables under way", worker)
+        await until(under_way, 20, "both tables under way", [worker])
         # Item 8: tables of house bots only, in play when the outage comes
         # (Kabuki masks also waits on timers: its stop window).
         bot_games = [await _bot_table(owner, GAME, {}), await _bot_table(owner, "kabuki-masks", {"stop_window_ms": 150})]
@@ -287,32 +169,20 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
         # The outage.
         kill, restart = {"redis": (private.kill_redis, private.start_redis),
                          "postgres": (private.kill_postgres, private.start_postgres)}[victim]
-        versions_before = [(await _json(owner, f"/api/v1/games/{t['game_id']}"))["version"] for t in tables]
+        versions_before = [(await get_json(owner, f"/api/v1/games/{t['game_id']}"))["version"] for t in tables]
         kill()
         await asyncio.sleep(OUTAGE_S)
         await asyncio.to_thread(restart)
 
         # Every table finishes (the bot tables too), and so does the tournament.
-        async def finished():
-            summary = await _json(owner, f"{TN}/{tid}")
-            return summary and summary["status"] == "finished"
-
-        await _until(finished, 120, "the tournament to finish", worker, every=0.5)
+        await until(lambda: tournament_finished(owner, tid), 120, "the tournament to finish", [worker], every=0.5)
         await asyncio.wait_for(asyncio.gather(*playing), 30)
         assert worker.proc.poll() is None, "the worker exited\n" + worker.tail()
         if victim == "redis":  # the worker saw the outage and rode it out (item 7)
             assert "Redis unreachable" in worker.tail(200_000) and "Redis is back" in worker.tail(200_000)
 
-        all_games = set()
-        for round_no in (1, 2):
-            paired = await _json(owner, f"{TN}/{tid}/rounds/{round_no}")
-            all_games |= {t["game_id"] for t in paired["tables"]}
-        assert len(all_games) == 4
-        finals = {}
-        for game_id in all_games:
-            info = await _json(owner, f"/api/v1/games/{game_id}")
-            assert info["status"] == "finished" and info["result"], info
-            finals[game_id] = info["version"]
+        finals = await finished_games(owner, tid)
+        all_games = set(finals)
         # The outage came mid-game: play went on after it at both tables.
         assert all(finals[t["game_id"]] > v for t, v in zip(tables, versions_before))
 
@@ -324,7 +194,7 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
         progress: dict[str, tuple[int, float]] = {}
 
         async def bot_tables_done():
-            infos = [await _json(owner, f"/api/v1/games/{g}") for g in bot_games]
+            infos = [await get_json(owner, f"/api/v1/games/{g}") for g in bot_games]
             now = time.monotonic()
             for game_id, info in zip(bot_games, infos):
                 if info and info["status"] != "finished":
@@ -336,7 +206,7 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
                                              f"--- worker ---\n{worker.tail()}")
             return all(i and i["status"] == "finished" for i in infos) and infos
 
-        for game_id, info in zip(bot_games, await _until(bot_tables_done, 300, "the bot tables to finish", worker)):
+        for game_id, info in zip(bot_games, await until(bot_tables_done, 300, "the bot tables to finish", [worker])):
             finals[game_id] = info["version"]
         tables = [*tables, *({"game_id": g} for g in bot_games)]
 
@@ -345,43 +215,18 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
         try:
             acks = [a for p in people for a in p.acks]
             assert acks, "the people moved"
-            for ack in acks:
-                outcome = await conn.fetchval(
-                    "SELECT outcome FROM commands WHERE stream_id = $1 AND command_id = $2", ack.game_id, ack.command_id)
-                assert outcome is not None, f"acknowledged command {ack.command_id} is not in the log"
-                assert msgspec.json.decode(outcome)["version"] == ack.version
-                first = ack.version - len(ack.types) + 1
-                rows = await conn.fetch(
-                    "SELECT version, type FROM events WHERE stream_id = $1 AND version BETWEEN $2 AND $3 ORDER BY version",
-                    ack.game_id, first, ack.version)
-                assert [r["type"] for r in rows] == ack.types and rows[0]["version"] == first
+            await assert_acks_logged(conn, acks)
             # Deadlines played for the slow person, and the agent played its seats itself.
-            auto = await conn.fetchval(
-                "SELECT count(*) FROM events WHERE type = 'hm.move_played_for_seat' AND stream_id = ANY($1::text[])",
-                list(all_games))
-            assert auto >= 1
-            agent_moves = 0
-            for round_no in (1, 2):
-                for t in (await _json(owner, f"{TN}/{tid}/rounds/{round_no}"))["tables"]:
-                    if agent["agent_id"] in t["seats"]:
-                        seat = t["seats"].index(agent["agent_id"])
-                        rows = await conn.fetch("SELECT command_id, outcome FROM commands WHERE stream_id = $1", t["game_id"])
-                        agent_moves += sum(1 for r in rows if msgspec.json.decode(r["outcome"]).get("seat") == seat
-                                           and not r["command_id"].startswith(("auto:", "bot:")))
-            assert agent_moves > 0, "the pull agent played moves of its own"
+            assert await deadline_moves(conn, all_games) >= 1
+            own = await agent_moves(conn, owner, tid, agent["agent_id"])
+            assert sum(own.values()) > 0, "the pull agent played moves of its own"
         finally:
             await conn.close()
 
         # Spectators saw every event once, in order, across the outage.
         for reader, table in zip(readers, tables):
-            await asyncio.wait_for(reader.ended.wait(), 30)
-            final = finals[table["game_id"]]
-            versions = [m["version"] for m in reader.game_events]
-            assert versions == list(range(1, final + 1)), (
-                f"duplicates {len(versions) - len(set(versions))}, "
-                f"missing {sorted(set(range(1, final + 1)) - set(versions))[:10]}")
+            versions = await assert_every_event_once(reader, finals[table["game_id"]])
             assert [int(m["id"]) for m in reader.messages if m.get("event") == "game"] == versions
-            assert reader.messages[-1]["event"] == "end"
     finally:
         for reader in readers:
             await reader.stop()

@@ -20,19 +20,18 @@ import uuid
 
 import asyncpg
 import httpx
-import msgspec
 import pytest
 
 from tests.conftest import ROOT, ServerProcess, WorkerProcess, free_test_port
 from tests.service.agent_harness import AGENT_ENV, PullAgentProcess, push_agent, register_agent
 from tests.service.client import ApiClient, SseReader
 from tests.service.tcpgate import TcpGate
-from tests.service.test_faults import Person, _json
+from tests.service.tournament_play import (
+    GAME, TN, Person, agent_moves, assert_acks_logged, assert_every_event_once, deadline_moves, finished_games,
+    first_round_tables, get_json, open_tournament, tournament_finished, until,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-GAME = "kabuki-tricks"
-TN = "/api/v1/tournaments"
 
 
 class Balancer(TcpGate):
@@ -44,34 +43,48 @@ class Balancer(TcpGate):
         self._ports = itertools.cycle(ports)
         self._count = len(ports)
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _connect_upstream(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         for _ in range(self._count):
             try:
-                up_reader, up_writer = await asyncio.open_connection("127.0.0.1", next(self._ports))
-                break
+                return await asyncio.open_connection("127.0.0.1", next(self._ports))
             except OSError:
                 continue
-        else:
-            writer.transport.abort()
-            return
-        self._writers.update((writer, up_writer))
-
-        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            try:
-                while data := await src.read(65536):
-                    dst.write(data)
-                    await dst.drain()
-            except (OSError, asyncio.CancelledError):
-                pass
-            finally:
-                dst.transport.abort()
-                self._writers.discard(dst)
-
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        raise OSError("no backend accepts the connection")  # the gate resets the client's
 
     def stop(self) -> None:
         super().stop()
         self._loop.close()  # its thread has ended: free the loop's sockets
+
+
+async def test_the_balancer_passes_a_refused_backend_by_and_resets_when_none_answers():
+    """The balancer is a TcpGate whose upstream connect picks the next live
+    backend: bytes go through it both ways, and a client it cannot place is reset."""
+    async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+        writer.close()
+
+    live = await asyncio.start_server(echo, "127.0.0.1", free_test_port())
+    live_port = live.sockets[0].getsockname()[1]
+    balancer = Balancer([free_test_port(), live_port], free_test_port()).start()  # the first one refuses
+    try:
+        for n in range(2):  # both connections begin at the refusing backend
+            reader, writer = await asyncio.open_connection("127.0.0.1", balancer.port)
+            writer.write(b"ping %d" % n)
+            assert await asyncio.wait_for(reader.readexactly(6), 10) == b"ping %d" % n
+            writer.close()
+        live.close()
+        await live.wait_closed()
+        reader, writer = await asyncio.open_connection("127.0.0.1", balancer.port)
+        try:
+            assert await asyncio.wait_for(reader.read(1), 10) == b""
+        except ConnectionResetError:
+            pass  # a reset is the expected answer too: no backend, no bytes
+        writer.close()
+    finally:
+        balancer.stop()
+        live.close()
 
 
 async def _one_request_per_connection(client: ApiClient, origin: str | None = None) -> ApiClient:
@@ -104,18 +117,6 @@ def cluster(server_env, tmp_path):
         balancer.stop()
         for process in (*workers, *apis):
             process.stop()
-
-
-async def _until(check, timeout: float, what: str, workers, every: float = 0.2):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = await check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            logs = "".join(f"\n--- worker {i} ---\n{w.tail(3000)}" for i, w in enumerate(workers))
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}{logs}")
-        await asyncio.sleep(every)
 
 
 async def _spectators(web: httpx.AsyncClient, base_url: str, game_id: str) -> int | None:
@@ -164,16 +165,7 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
         push, push_process = await push_agent(owner, "good", GAME)
         agents.append(push_process)
 
-        r = await owner.post(TN, {
-            "game": GAME, "start_ms": int(time.time() * 1000) + 2000, "table_size": 4, "format": "swiss",
-            "rounds": 2, "bots": "fill", "fill_to": 8, "max_entrants": 8, "min_entrants": 2,
-            "time_control": {"move_ms": 1000, "bank_ms": 0},
-        })
-        assert r.status_code == 201, r.text
-        tid = r.json()["tournament_id"]
-        for person in people:
-            r = await person.client.post(f"{TN}/{tid}/registrations")
-            assert r.status_code == 200, r.text
+        tid = await open_tournament(owner, people)
         # The signed-in person enters with the cookie at B (a write: CSRF token and Origin).
         r = await web.post(f"{api_b.base_url}{TN}/{tid}/registrations",
                            headers={"Origin": api_b.base_url, "X-CSRF-Token": web.cookies["hm_csrf"]})
@@ -191,11 +183,7 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
         games: set[str] = set()
         playing = [asyncio.create_task(p.follow(tid, games)) for p in people]
 
-        async def first_round():
-            paired = await _json(owner, f"{TN}/{tid}/rounds/1")
-            return paired["tables"] if paired and paired["tables"] else None
-
-        tables = await _until(first_round, 20, "round 1", workers)
+        tables = await until(lambda: first_round_tables(owner, tid), 20, "round 1", workers)
         assert len(tables) == 2
         # Spectators of every table of round 1 through the balancer, from the first event on.
         readers = [SseReader(lb, t["game_id"]).start() for t in tables]
@@ -211,13 +199,13 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
             # Read without the session cookie: a seat's stream is not a spectator, a reader is anyone.
             return all([await _spectators(viewer, api.base_url, watched) == n for api in apis])
 
-        await _until(lambda: counted(3), 15, "3 spectators (2 at A, 1 at B) seen from both processes", workers)
+        await until(lambda: counted(3), 15, "3 spectators (2 at A, 1 at B) seen from both processes", workers)
 
         async def under_way():
-            infos = [await _json(owner, f"/api/v1/games/{t['game_id']}") for t in tables]
+            infos = [await get_json(owner, f"/api/v1/games/{t['game_id']}") for t in tables]
             return all(i and i["version"] >= 15 and i["status"] != "finished" for i in infos)
 
-        await _until(under_way, 20, "both tables under way", workers, every=0.1)
+        await until(under_way, 20, "both tables under way", workers, every=0.1)
 
         # SIGKILL one API process and one worker mid-tournament; neither comes back.
         # The victim is the process that serves the pull agent's stream, so the
@@ -226,9 +214,9 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
             streams = [await _agent_streams(viewer, api.base_url) for api in (api_a, api_b)]
             return streams if sum(streams) == 1 else None
 
-        streams = await _until(agent_stream_at, 10, "the pull agent's one stream", workers)
+        streams = await until(agent_stream_at, 10, "the pull agent's one stream", workers)
         victim, survivor = (api_a, api_b) if streams[0] else (api_b, api_a)
-        versions_before = [(await _json(owner, f"/api/v1/games/{t['game_id']}"))["version"] for t in tables]
+        versions_before = [(await get_json(owner, f"/api/v1/games/{t['game_id']}"))["version"] for t in tables]
         victim.kill()
         workers[0].kill()
         killed_at = time.monotonic()
@@ -243,78 +231,39 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
         for reader in gone:
             await reader.stop()
         assert await _spectators(viewer, survivor.base_url, watched) == 3, "the victim's entries count until they lapse"
-        await _until(lambda: counted(len(stayed), (survivor,)), 25, f"the count to settle to {len(stayed)}", workers)
+        await until(lambda: counted(len(stayed), (survivor,)), 25, f"the count to settle to {len(stayed)}", workers)
         settled_s = time.monotonic() - killed_at
         # One who comes back at the survivor is counted again.
         readers.append(SseReader(survivor.base_url, watched).start())
-        await _until(lambda: counted(len(stayed) + 1, (survivor,)), 10, "the returning spectator counted", workers)
+        await until(lambda: counted(len(stayed) + 1, (survivor,)), 10, "the returning spectator counted", workers)
 
-        async def finished():
-            summary = await _json(owner, f"{TN}/{tid}")
-            return summary and summary["status"] == "finished"
-
-        await _until(finished, 90, "the tournament to finish", workers, every=0.5)
+        await until(lambda: tournament_finished(owner, tid), 90, "the tournament to finish", workers, every=0.5)
         print(f"tournament finished {time.monotonic() - killed_at:.1f} s after the kill")
         await asyncio.wait_for(asyncio.gather(*playing), 30)
         assert survivor.proc.poll() is None and workers[1].proc.poll() is None, workers[1].tail()
 
-        all_games = set()
-        for round_no in (1, 2):
-            paired = await _json(owner, f"{TN}/{tid}/rounds/{round_no}")
-            all_games |= {t["game_id"] for t in paired["tables"]}
-        assert len(all_games) == 4
-        finals = {}
-        for game_id in all_games:
-            info = await _json(owner, f"/api/v1/games/{game_id}")
-            assert info["status"] == "finished" and info["result"], info
-            finals[game_id] = info["version"]
+        finals = await finished_games(owner, tid)
+        all_games = set(finals)
         # The kill came mid-game: play went on after it at both tables.
         assert all(finals[t["game_id"]] > v for t, v in zip(tables, versions_before))
 
         # Nothing acknowledged is lost: every 200 is in the log as answered.
         conn = await asyncpg.connect(database_url)
         try:
-            acks = [a for p in people for a in p.acks]
             assert all(p.acks for p in people), "every person moved (the web one by cookie)"
-            for ack in acks:
-                outcome = await conn.fetchval(
-                    "SELECT outcome FROM commands WHERE stream_id = $1 AND command_id = $2", ack.game_id, ack.command_id)
-                assert outcome is not None, f"acknowledged command {ack.command_id} is not in the log"
-                assert msgspec.json.decode(outcome)["version"] == ack.version
-                first = ack.version - len(ack.types) + 1
-                rows = await conn.fetch(
-                    "SELECT version, type FROM events WHERE stream_id = $1 AND version BETWEEN $2 AND $3 ORDER BY version",
-                    ack.game_id, first, ack.version)
-                assert [r["type"] for r in rows] == ack.types and rows[0]["version"] == first
+            await assert_acks_logged(conn, [a for p in people for a in p.acks])
             # Timers: deadlines played for the slow person.
-            auto = await conn.fetchval(
-                "SELECT count(*) FROM events WHERE type = 'hm.move_played_for_seat' AND stream_id = ANY($1::text[])",
-                list(all_games))
-            assert auto >= 1
+            assert await deadline_moves(conn, all_games) >= 1
             # Both agents played moves of their own, in round 2 too (after the kills).
             for agent in (pull, push):
-                own = {1: 0, 2: 0}
-                for round_no in (1, 2):
-                    for t in (await _json(owner, f"{TN}/{tid}/rounds/{round_no}"))["tables"]:
-                        if agent["agent_id"] in t["seats"]:
-                            seat = t["seats"].index(agent["agent_id"])
-                            rows = await conn.fetch("SELECT command_id, outcome FROM commands WHERE stream_id = $1",
-                                                    t["game_id"])
-                            own[round_no] += sum(1 for r in rows if msgspec.json.decode(r["outcome"]).get("seat") == seat
-                                                 and not r["command_id"].startswith(("auto:", "bot:")))
+                own = await agent_moves(conn, owner, tid, agent["agent_id"])
                 assert own[1] > 0 and own[2] > 0, (agent["name"], own)
         finally:
             await conn.close()
 
         # Spectators of round 1 saw every event once, in order, across the kill.
         for reader, table in zip(readers, tables):
-            await asyncio.wait_for(reader.ended.wait(), 30)
-            final = finals[table["game_id"]]
-            versions = [m["version"] for m in reader.game_events]
-            assert versions == list(range(1, final + 1)), (
-                f"duplicates {len(versions) - len(set(versions))}, "
-                f"missing {sorted(set(range(1, final + 1)) - set(versions))[:10]}")
-            assert reader.messages[-1]["event"] == "end"
+            await assert_every_event_once(reader, finals[table["game_id"]])
         print(f"\nkilled API process {'A' if victim is api_a else 'B'}; "
               f"spectator count settled {settled_s:.1f} s after the kill")
     finally:
@@ -355,7 +304,7 @@ async def test_a_deadline_whose_worker_died_mid_job_is_played_by_the_sweep(serve
             info = await host.game(game_id)
             return info["legal_actions"] and info["version"]
 
-        version = await _until(awaited, 10, "the person's turn", [worker], every=0.02)
+        version = await until(awaited, 10, "the person's turn", [worker], every=0.02)
         # The worker "took" the job and died with it, before it was due.
         taken = await rds.set(in_progress_key_prefix + deadline_job_id(game_id, version, 0), b"1", px=3_610_000)
         assert taken and (await host.game(game_id))["version"] == version, "the deadline had not fired yet"
@@ -365,7 +314,7 @@ async def test_a_deadline_whose_worker_died_mid_job_is_played_by_the_sweep(serve
             return [e["event"] for e in events if e["event"]["type"] == "hm.move_played_for_seat"]
 
         # Deadline 1 s, then the sweep every 5 s: well within 15 s (not an hour).
-        played_for = await _until(played, 15, "the sweep to play the deadline", [worker])
+        played_for = await until(played, 15, "the sweep to play the deadline", [worker])
         assert played_for[0]["seat"] == 0 and played_for[0]["reason"] == "timeout"
     finally:
         await rds.aclose()
