@@ -20,7 +20,7 @@ from msgspec.structs import replace
 from engines.expert import Search
 
 from .cards import DECK, HAND_SIZE, THREE_PLAYER_DECK, THREE_PLAYER_RESERVE
-from .events import Chose, Dealt, Played, Started, TrickScored
+from .events import Chose, Dealt, Played, TrickScored
 from .state import State
 
 HORIZON = 3  # tricks a playout looks ahead

@@ -27,7 +27,7 @@ from msgspec.structs import replace
 from engines.expert import Search, deal_unseen
 
 from .cards import ABILITY_IDS, SUIT_OF, deck_for
-from .events import HandDealt, HandScored, Played, Started, TrickWon
+from .events import HandDealt, HandScored, Played, TrickWon
 from .state import SCORED, State
 
 HAND = 12

@@ -19,7 +19,6 @@ import json
 import random
 import sys
 import threading
-import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, TextIO

@@ -5,7 +5,6 @@ from __future__ import annotations
 import uuid
 
 import httpx
-import pytest
 
 
 def _name(prefix: str) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import os
 import random
 import time
 import uuid
@@ -22,7 +21,7 @@ import asyncpg
 import httpx
 import pytest
 
-from tests.conftest import ROOT, ServerProcess, WorkerProcess, free_test_port
+from tests.conftest import ServerProcess, WorkerProcess, free_test_port
 from tests.service.agent_harness import AGENT_ENV, PullAgentProcess, push_agent, register_agent
 from tests.service.client import ApiClient, SseReader
 from tests.service.tcpgate import TcpGate

@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 
 import httpx
-import pytest
 
 from tests.web.conftest import unique_name
 

@@ -7,7 +7,7 @@ import random
 import pytest
 from km_helpers import IN_ORDER, Table, types
 
-from engines.core import Chance, Ctx, OptionsError, RuleError
+from engines.core import Chance, OptionsError, RuleError
 from engines.kabuki_masks import GAME
 from engines.kabuki_masks.actions import Place, Stop
 from engines.kabuki_masks.events import GameEnded, Placed, Revealed, RoundEnded, RoundStarted, Started, Stopped
