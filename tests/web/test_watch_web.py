@@ -85,6 +85,7 @@ def check_replay_step(page, http: httpx.Client, gid: str, game: str, seat: int, 
         assert page.locator(f"#board {where} [role=img]").evaluate_all(labels) == cards, at
         board = page.locator("#board").inner_text()
         assert all(bit in board for bit in ((line,) if isinstance(line, str) else line)), (at, line, board[:200])
+        assert "null" not in board and "undefined" not in board, (at, board[:200])  # a JS hole shown as text
     else:
         assert shown_hand == [], at
     current = page.locator('#move-list li[aria-current="step"]')

@@ -40,8 +40,11 @@ export function board(v, info, ctx) {
         h("figcaption", {}, ctx.name(seat), choice ? ` · ${t(choice[1] ? "ch.kept_by" : "ch.killed_by", { name: ctx.name(choice[0]) })}` : ""));
     }) : h("p", { class: "hint" }, t("ch.no_card"))));
   if (v.pool.length) out.push(h("p", {}, t("ch.pool") + " ", v.pool.map((c) => card(ctx, c, true))));
-  const known = v.known_hands.map((cards, s) => (cards.length ? h("p", {}, t("ch.known", { name: ctx.name(s) }) + " ", cards.map((c) => card(ctx, c, true))) : null));
-  out.push(...known);
+  // Only seats with cards known: the board's children are spread into
+  // replaceChildren, which would print a null as the text "null".
+  v.known_hands.forEach((cards, s) => {
+    if (cards.length) out.push(h("p", {}, t("ch.known", { name: ctx.name(s) }) + " ", cards.map((c) => card(ctx, c, true))));
+  });
   if (v.last_trick) {
     const t = v.last_trick;
     out.push(h("div", { class: "reveal" }, h("h3", {}, tr("ch.scored_h", { trick: t.trick })),
