@@ -170,6 +170,12 @@ async def test_metrics_move_with_play_and_log_lines_are_json_with_the_request_fi
         server.stop()
 
 
+def _api_processes_started(serve: Serve) -> bool:
+    processes = next((int(line.split()[1]) for line in serve.lines
+                      if line.startswith("hanamichi: ") and line.endswith(" API processes")), 1)
+    return sum("Application startup complete." in line for line in serve.lines) >= processes
+
+
 def test_serve_sums_its_worker_figures_and_an_idle_serve_writes_nothing(server_env, tmp_path):
     """`hanamichi serve` runs the API and its worker: one /metrics shows the
     worker's sweeps (PROMETHEUS_MULTIPROC_DIR, set by serve itself), and
@@ -181,6 +187,10 @@ def test_serve_sums_its_worker_figures_and_an_idle_serve_writes_nothing(server_e
     serve = Serve(tmp_path, env, port)
     try:
         serve.wait_ready()
+        # /ready answers once one API process is up; with several (one per
+        # core) the others may still be starting: the quiet window opens
+        # when every one has said its startup is complete.
+        wait_for(lambda: _api_processes_started(serve), 30, "every API process's startup")
         sweeps = lambda: figure(scrape(serve.base_url), "hanamichi_job_seconds_count", job="reconcile")  # noqa: E731
         first = wait_for(sweeps, 20, "the worker's first sweep in serve's /metrics")
         quiet_from = len(serve.lines)
