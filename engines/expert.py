@@ -53,6 +53,16 @@ class Search:
     # How many times `round_of` may change before the playout stops (Cahoots
     # counts tricks: its one deal is the whole game).
     horizon: int = 1
+    # A lean playout (issue 17, engines/<game>/lean.py): `ExpertBot._playout`'s
+    # work (the seat's action, then heuristic play to the same horizon, the
+    # seat's lead over the best other seat) on a mutable array copy of the
+    # world's folded state, checked against the engine side by side by
+    # tests/engines/test_lean_<game>.py. (state, seat, action, seed, options)
+    # -> (lead, steps taken), or None when the action is refused.
+    lean_playout: Callable[[Any, int, Any, int, Any], tuple[float, int] | None] | None = None
+    # Random play of a whole game from a fresh deal on the lean state
+    # (players, options, rng) -> final scores: `simulate --calibrate`'s figure.
+    lean_random_game: Callable[[int, Any, random.Random], Sequence[float]] | None = None
 
 
 class ExpertBot:
@@ -169,6 +179,15 @@ class ExpertBot:
         then the awaited seat acts, once its wait (`next_timer`) is over;
         with nobody to ask, the timer fires."""
         game, search, seat = self.game, self.search, self.seat
+        if search.lean_playout is not None:
+            # One call, too short to abandon midway: `act` starts none that
+            # the longest so far says would not fit in the budget.
+            out = search.lean_playout(state, seat, action, seed, self.options)
+            if out is None:
+                return None
+            lead, steps = out
+            self.steps += steps
+            return lead
         now = search.clock_of(state)
         try:
             events = game.decide(state, seat, action, Ctx(self._at(state, seat, now)))

@@ -148,14 +148,30 @@ def calibrate(players: int = 4, seconds: float = 1.0) -> dict[str, Any]:
             continue
         options = game.make_options({})
         rate = _best_rate(lambda n: Playout(game, players, options, n, ["random"] * players).run(), seconds)
-        rows.append({"game": game.name, "playouts_per_s": round(rate, 1), "ratio": round(rate / bare, 3)})
+        row = {"game": game.name, "playouts_per_s": round(rate, 1), "ratio": round(rate / bare, 3)}
+        # The search's own representation (engines/<game>/lean.py), where the game has one.
+        lean = _lean_random_game(game.name)
+        if lean is not None:
+            lean_rate = _best_rate(lambda n: lean(players, options, _random.Random(n)), seconds)
+            row.update(lean_playouts_per_s=round(lean_rate, 1), lean_ratio=round(lean_rate / bare, 3))
+        rows.append(row)
     return {"players": players, "bare_kabuki_tricks_per_s": round(bare, 1), "games": rows}
+
+
+def _lean_random_game(name: str):
+    """The game's lean random playout (its expert's Search), or None."""
+    import importlib
+
+    search = getattr(importlib.import_module(f"engines.{name.replace('-', '_')}.expert"), "SEARCH", None)
+    return getattr(search, "lean_random_game", None)
 
 
 def render_calibration(report: dict[str, Any]) -> str:
     lines = [f"bare pure-Python Kabuki Tricks playout, {report['players']} players: "
              f"{report['bare_kabuki_tricks_per_s']} games/s (best of 3)",
-             f"{'game':<16} {'playouts/s':>11} {'ratio':>6}"]
-    lines += [f"{r['game']:<16} {r['playouts_per_s']:>11} {r['ratio']:>6.3f}" for r in report["games"]]
-    lines.append("(ratio: the engine's random playouts per second over the bare playout's; goal >= 0.4)")
+             f"{'game':<16} {'playouts/s':>11} {'ratio':>6} {'lean/s':>9} {'lean ratio':>10}"]
+    lines += [f"{r['game']:<16} {r['playouts_per_s']:>11} {r['ratio']:>6.3f} {r.get('lean_playouts_per_s', '-'):>9}"
+              f" {r.get('lean_ratio', '-'):>10}" for r in report["games"]]
+    lines.append("(ratio: the engine's random playouts per second over the bare playout's; lean: the expert's"
+                 " playout state, engines/<game>/lean.py; goal >= 0.4)")
     return "\n".join(lines)
