@@ -100,12 +100,8 @@ def _place(s: State, seat: int, action: Place, now_ms: int) -> list:
     due = may_place_at_ms(s)
     if due is not None and now_ms < due:
         raise RuleError("too_early", f"the others may still call Stop; you may place at {due} ms ({due - now_ms} ms)")
-    placement = s.placements + 1
-    events: list = [Placed(seat, pile, s.revealed, placement, now_ms)]
-    deck = s.deck
-    if s.drawn < len(deck):
-        events.append(Revealed((seat + 1) % s.players, deck[s.drawn]))
-    return events
+    placed = Placed(seat, pile, s.revealed, s.placements + 1, now_ms)
+    return settle(evolve, automatic, s, [placed])  # KM-1: the next card is revealed by itself
 
 
 def stop_chance_ends_at_ms(s: State) -> int | None:
@@ -147,36 +143,41 @@ def _stop(s: State, seat: int, action: Stop, now_ms: int) -> list:
     top_kind = cards[-1] // COPIES
     matches = sum(1 for card in cards[:-1] if card // COPIES == top_kind)
     placer = s.last_seat
-    tokens = list(s.tokens)
-    moved = min(matches, tokens[placer])
-    returned = 0 if matches else min(1, tokens[seat])
-    tokens[placer] -= moved
-    tokens[seat] += moved - returned
-    events: list = [Stopped(seat, s.placements, placer, s.last_pile, cards, matches, moved, returned, now_ms)]
-    # KM-5: a player lost their last token, or this was the deck's last card
-    # (its one Stop chance is now used up).
-    if moved and tokens[placer] == 0:
-        events.append(RoundEnded(s.round, placer, "last_token", tuple(tokens), now_ms))
-    elif returned and tokens[seat] == 0:
-        events.append(RoundEnded(s.round, seat, "last_token", tuple(tokens), now_ms))
-    elif s.placer is None:
-        events.append(RoundEnded(s.round, placer, "deck_empty", tuple(tokens), now_ms))
-    else:
-        return events
-    return settle(evolve, automatic, s, events)
+    moved = min(matches, s.tokens[placer])
+    returned = 0 if matches else min(1, s.tokens[seat])  # `evolve` moves the tokens
+    stopped = Stopped(seat, s.placements, placer, s.last_pile, cards, matches, moved, returned, now_ms)
+    return settle(evolve, automatic, s, [stopped])  # KM-5: it may end the round
 
 
 def automatic(s: State) -> list:
-    """The events the rules take by themselves (issue 13): once a round has
-    ended, the game's end after the last round (KM-6), else the next round,
-    started by the seat that ended the last one (KM-5)."""
-    if s.over or s.ended_at_ms is None:
+    """The events the rules take by themselves (issue 13): after a placement,
+    the deck's next card is revealed to the next seat (KM-1); a Stop ends the
+    round when a player lost their last token or it was on the deck's last
+    card, whose one chance it used up (KM-5); once a round has ended, the
+    game's end after the last round (KM-6), else the next round, started by
+    the seat that ended the last one (KM-5)."""
+    if s.over:
         return []
-    if s.round == ROUNDS:
-        scores = s.banked  # KM-6: the tokens of every round, banked
-        places = places_from(scores)
-        return [GameEnded(s.seed, scores, tuple(i for i, p in enumerate(places) if p == 1), s.salt)]
-    return _round_start(s.decks, s.round + 1, s.ended_by, s.players)
+    if s.ended_at_ms is not None:
+        if s.round == ROUNDS:
+            scores = s.banked  # KM-6: the tokens of every round, banked
+            places = places_from(scores)
+            return [GameEnded(s.seed, scores, tuple(i for i, p in enumerate(places) if p == 1), s.salt)]
+        return _round_start(s.decks, s.round + 1, s.ended_by, s.players)
+    if s.last_seat is None:
+        return []  # no placement yet this round
+    if s.called:
+        # Tokens only move on a Stop and start above 0, so a seat at 0 just
+        # lost its last one: the placer (a match) or the caller (none).
+        if 0 in s.tokens:
+            loser = s.last_seat if s.tokens[s.last_seat] == 0 else s.tokens.index(0)
+            return [RoundEnded(s.round, loser, "last_token", s.tokens, s.stopped_at_ms)]
+        if s.placer is None:  # nobody is to place: the Stop was on the deck's last card
+            return [RoundEnded(s.round, s.last_seat, "deck_empty", s.tokens, s.stopped_at_ms)]
+        return []
+    if s.placer is None and s.revealed is None and s.drawn < len(s.deck):
+        return [Revealed((s.last_seat + 1) % s.players, s.deck[s.drawn])]
+    return []
 
 
 def next_timer(s: State) -> int | None:

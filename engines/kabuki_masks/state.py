@@ -34,6 +34,7 @@ class State(msgspec.Struct, frozen=True, gc=False):
     last_pile: int = 0
     last_at_ms: int = 0
     called: bool = False  # KM-2: Stop was called on the latest placement
+    stopped_at_ms: int = 0  # that Stop's time: a round it ends ends then (KM-5)
     ended_at_ms: int | None = None  # the round is over (next one is due then)
     ended_by: int | None = None
     over: bool = False
@@ -96,7 +97,7 @@ def _stopped(s: State, e: Stopped) -> State:
     tokens = list(s.tokens)
     tokens[e.placer] -= e.moved
     tokens[e.caller] += e.moved - e.returned
-    return replace(s, tokens=tuple(tokens), called=True)
+    return replace(s, tokens=tuple(tokens), called=True, stopped_at_ms=e.at_ms)
 
 
 def _round_ended(s: State, e: RoundEnded) -> State:

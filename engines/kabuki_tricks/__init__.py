@@ -10,7 +10,7 @@ from .bots import HeuristicBot, RandomBot
 from .events import DEAL_TAGS, AnyEvent
 from .expert import SEARCH
 from .options import Options
-from .rules import decide, describe, is_over, legal_actions, result, start, to_act
+from .rules import automatic, decide, describe, is_over, legal_actions, result, start, to_act
 from .state import evolve
 from .view import all_cards, hidden_cards, redact, revealed_cards, view
 from .view import blank, blank_view, moment, moments, past_cards
@@ -38,6 +38,7 @@ GAME = Game(
     revealed_cards=revealed_cards,
     all_cards=all_cards,
     describe=describe,
+    automatic=automatic,
     moment=moment,
     moments=moments,
     blank=blank,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engines.core import Chance, Ctx, Result, RuleError, places_from
+from engines.core import Chance, Ctx, Result, RuleError, places_from, settle
 
 from .actions import ADJUSTS, Deal, Direct, Joker, Play
 from .cards import (
@@ -108,7 +108,7 @@ def legal_actions(state: State, seat: int, now_ms: int | None = None) -> list:
 # --- decide --------------------------------------------------------------------
 
 
-def decide(state: State, seat: int, action, ctx: Ctx | None = None) -> list:
+def decide(state: State, seat: int, action, ctx: Ctx) -> list:
     if state.phase == OVER:
         raise RuleError("game_over", "the game is over")
     if seat != state.turn:
@@ -136,10 +136,10 @@ def _direct(state: State, seat: int, action: Direct) -> list:
     order = action.order
     if type(action.high) is not bool or not isinstance(order, (tuple, list)) or sorted(map(str, order)) != sorted(SUITS):
         raise RuleError("bad_action", "direct needs high (true/false) and the four actors in an order")
-    events = [Directed(seat=seat, high=action.high, order=tuple(order))]
+    directed = Directed(seat=seat, high=action.high, order=tuple(order))
     if state.players == 2:  # KT-13: the dummy leads every trick with its top card
-        events.append(Played(seat=DUMMY, card=state.hands[DUMMY][0]))
-    return events
+        return settle(evolve, automatic, state, [directed])
+    return [directed]
 
 
 def _play(state: State, seat: int, action: Play) -> list:
@@ -158,10 +158,7 @@ def _play(state: State, seat: int, action: Play) -> list:
             for c in hand:
                 if SUIT_OF[c] == led:
                     raise RuleError("must_follow_suit", f"you must follow {SUITS[led]}")
-    event = Played(seat=seat, card=card)
-    if len(trick) + 1 == state.trick_size:
-        return _finish_trick(state, event, trick + (card,), state.trick_seats + (seat,), state.high, state.order)
-    return [event]
+    return _after_card(state, Played(seat=seat, card=card))
 
 
 def _joker(state: State, seat: int, action: Joker) -> list:
@@ -187,25 +184,50 @@ def _joker(state: State, seat: int, action: Joker) -> list:
             raise RuleError("bad_prediction", "a prediction is 1, 2 or 3 tricks (KT-1)")
     elif actor is not None or prediction is not None:  # KT-7
         raise RuleError("actor_taken", "every actor already has a Player card: place nothing (KT-7)")
-    high, order = state.high, state.order
+    # KT-6: the adjustment itself is applied by `evolve` (and so counts for
+    # the trick's end, KT-5); here it is only checked.
     adjust = action.adjust
-    if adjust is not None:
-        if adjust.flip is True and adjust.swap is None:
-            high = not high
-        elif adjust.flip is False and type(adjust.swap) is int and 0 <= adjust.swap <= 2:
-            i = adjust.swap
-            order = order[:i] + (order[i + 1], order[i]) + order[i + 2 :]
-        else:
-            raise RuleError("bad_adjust", "adjust is null, {flip: true} or {swap: 0..2} (KT-6)")
-    event = JokerPlayed(seat=seat, actor=actor, prediction=prediction, adjust=adjust)
-    if len(trick) + 1 == state.trick_size:
-        # KT-5: the configuration at the end of the trick decides it.
-        return _finish_trick(state, event, trick + (JOKER + seat,), state.trick_seats + (seat,), high, order)
-    return [event]
+    if adjust is not None and not (
+        (adjust.flip is True and adjust.swap is None)
+        or (adjust.flip is False and type(adjust.swap) is int and 0 <= adjust.swap <= 2)
+    ):
+        raise RuleError("bad_adjust", "adjust is null, {flip: true} or {swap: 0..2} (KT-6)")
+    return _after_card(state, JokerPlayed(seat=seat, actor=actor, prediction=prediction, adjust=adjust))
 
 
-def _finish_trick(state: State, event, cards, seats, high, order) -> list:
-    strength = STRENGTH[high, order]
+def _after_card(state: State, event) -> list:
+    if len(state.trick) + 1 < state.trick_size:
+        return [event]  # not the trick's last card: nothing follows by itself
+    return settle(evolve, automatic, state, [event])
+
+
+# --- what follows by itself ------------------------------------------------------
+# Issue 13 (the contract's one mechanism): a full trick is won (KT-5 with the
+# configuration at its end), the dummy leads (KT-13), the 7th trick ends the
+# round (Phase 4) and the last round the game (KT-12). `decide` ends with
+# `settle`, which applies these until a seat must act.
+
+
+def automatic(state: State) -> list:
+    phase = state.phase
+    if phase == PLAY:
+        if len(state.trick) == state.trick_size:
+            return [_trick_won(state)]
+        if state.trick_no > TRICKS_PER_ROUND:
+            return [score_round(state)]
+        if state.turn == DUMMY and state.players == 2:  # KT-13: its top card leads
+            return [Played(seat=DUMMY, card=state.hands[DUMMY][0])]
+        return []
+    if phase == DEAL and len(state.history) == state.rounds:
+        return [_game_ended(state)]
+    return []
+
+
+def _trick_won(state: State) -> TrickWon:
+    # KT-5: the configuration at the end of the trick (a Joker in it may have
+    # changed it) decides, and the state after the last card holds that one.
+    cards, seats = state.trick, state.trick_seats
+    strength = STRENGTH[state.high, state.order]
     best = 0
     for i in range(1, len(cards)):
         if strength[cards[i]] > strength[cards[best]]:
@@ -217,39 +239,20 @@ def _finish_trick(state: State, event, cards, seats, high, order) -> list:
         if state.options.second_after_dummy_win == "same_order":
             nxt = state.second
         else:
-            a, b = seats[1], seats[2]
-            nxt = a if strength[cards[1]] > strength[cards[2]] else b
-    events = [event, TrickWon(seat=winner, cards=cards, next=nxt)]
-    if state.trick_no == TRICKS_PER_ROUND:
-        return _end_round(state, events, event, high, order)
-    if state.players == 2:
-        # The dummy never ends a trick (it leads), so its pile is already current.
-        events.append(Played(seat=DUMMY, card=state.hands[DUMMY][0]))
-    return events
+            nxt = seats[1] if strength[cards[1]] > strength[cards[2]] else seats[2]
+    return TrickWon(seat=winner, cards=cards, next=nxt)
 
 
-def _end_round(state: State, events: list, last_event, high: bool, order: tuple[int, ...]) -> list:
-    """Fold the trick's events on a scratch state and score it (Phase 4)."""
-    s = state
-    for e in events:
-        s = evolve(s, e)
-    round_end = score_round(s)
-    events.append(round_end)
-    if state.round == state.rounds:
-        s = evolve(s, round_end)
-        scores = s.scores
-        tiebreak = final_strengths(s)
-        places = places_from(scores, tiebreak)
-        events.append(
-            GameEnded(
-                seed=state.seed,
-                scores=scores,
-                places=tuple(places),
-                winners=tuple(i for i, p in enumerate(places) if p == 1),
-                salt=state.salt,
-            )
-        )
-    return events
+def _game_ended(state: State) -> GameEnded:
+    """After the last round's scoring: KT-12 breaks ties by the final cards."""
+    places = places_from(state.scores, final_strengths(state))
+    return GameEnded(
+        seed=state.seed,
+        scores=state.scores,
+        places=tuple(places),
+        winners=tuple(i for i, p in enumerate(places) if p == 1),
+        salt=state.salt,
+    )
 
 
 # --- scoring -------------------------------------------------------------------

@@ -22,7 +22,7 @@ from collections import Counter
 import msgspec
 import pytest
 
-from engines.core import Ctx, Game, RuleError
+from engines.core import Ctx, Game, RuleError, settle
 from engines.playout import Playout
 from engines.registry import all_games
 
@@ -62,6 +62,13 @@ class Checker:
         # Issue 13: a step leaves no automatic event pending (decide and
         # on_timer append them), so no table waits for a driver to move on.
         assert game.automatic(state) == [], f"{game.name}: automatic events left pending"
+        # ...and everything after a step's first event (the action's, or the
+        # timer's) is what `automatic` gives, nothing a handler appended by
+        # itself: the one mechanism for automatic transitions (issue 13).
+        if before is not None and events:
+            assert settle(game.evolve, game.automatic, before, events[:1]) == events, (
+                f"{game.name}: {type(events[0]).__name__} was followed by events `automatic` does not give"
+            )
         for viewer in self.viewers:
             hidden = game.hidden_cards(state, viewer)
             view = game.view(state, viewer)
