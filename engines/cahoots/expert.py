@@ -21,6 +21,7 @@ from engines.expert import Search
 
 from .cards import DECK, HAND_SIZE, THREE_PLAYER_DECK, THREE_PLAYER_RESERVE
 from .events import Chose, Dealt, Played, TrickScored
+from .lean import playout, random_game
 from .state import State
 
 HORIZON = 3  # tricks a playout looks ahead
@@ -77,4 +78,11 @@ def _scores(state: State):
     return state.scores
 
 
-SEARCH = Search(determinize=determinize, round_of=_round, scores=_scores, horizon=HORIZON)
+def _lean_playout(state: State, seat: int, action, seed: int, options):
+    # The lean playout counts tricks itself (`_round`) and draws nothing from
+    # `seed`: no Cahoots turn has two seats that may act, the heuristic no rng.
+    return playout(state, seat, action, HORIZON)
+
+
+SEARCH = Search(determinize=determinize, round_of=_round, scores=_scores, horizon=HORIZON,
+                lean_playout=_lean_playout, lean_random_game=random_game)
