@@ -20,6 +20,7 @@ from msgspec.structs import replace
 
 from engines.expert import Search
 
+from . import lean
 from .events import Placed, Revealed, RoundStarted
 from .state import CARDS, ROUNDS, State
 
@@ -77,4 +78,5 @@ def _prime(bots: list, state: State) -> None:
             bot.piles = [list(pile) for pile in state.piles]
 
 
-SEARCH = Search(determinize=determinize, round_of=_round, scores=_scores, clock_of=_clock, prime=_prime)
+SEARCH = Search(determinize=determinize, round_of=_round, scores=_scores, clock_of=_clock, prime=_prime,
+                lean_playout=lean.playout, lean_random_game=lean.random_game)
