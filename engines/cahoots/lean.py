@@ -10,7 +10,7 @@ the engine's, so the heuristic's first-best tie-breaks pick the same move.
 tests/engines/test_lean_cahoots.py plays it side by side with the engine.
 
 A move is an int: a card (0..47) plus its kind's base (PLAY 0, KEEP 64,
-KILL 128, PICK 192). A little over 300 lines: the state, the heuristic
+KILL 128, PICK 192). About 350 lines: the state, the heuristic
 read off it and the playout that drives both are one unit, tested as one."""
 
 from __future__ import annotations
@@ -37,17 +37,21 @@ KEEP_BASE, KILL_BASE, PICK_BASE = 64, 128, 192
 _BASE = {Play: 0, Keep: KEEP_BASE, Kill: KILL_BASE, Pick: PICK_BASE}
 _ACTIONS = (PLAY_ACTIONS, KEEP_ACTIONS, KILL_ACTIONS, PICK_ACTIONS)
 
-_POINTS: dict[tuple[int, ...], list[tuple[int, ...]]] = {}  # identities -> CH-5 points per winning-suit mask
+_TABLES: dict[tuple[int, ...], tuple[list, list]] = {}  # identities -> (points, gains), per winning-suit mask
 
 
-def _points_by_mask(identities: tuple[int, ...]) -> list[tuple[int, ...]]:
-    table = _POINTS.get(identities)
-    if table is None:
-        table = _POINTS[identities] = [
-            trick_points(tuple(s for s in range(6) if mask >> s & 1), identities) if mask else ()
-            for mask in range(64)
-        ]
-    return table
+def _tables(identities: tuple[int, ...]) -> tuple[list, list]:
+    """CH-5 points per winning-suit mask, and per seat the heuristic's `gain`
+    (its points net of the others' mean), the very expression of
+    HeuristicBot._play so that the floats, and so the ties, are the same."""
+    tables = _TABLES.get(identities)
+    if tables is None:
+        n = len(identities)
+        points = [trick_points(tuple(s for s in range(6) if mask >> s & 1), identities) if mask else (0,) * n
+                  for mask in range(64)]
+        gains = [[p[seat] - (sum(p) - p[seat]) / (n - 1) for p in points] for seat in range(n)]
+        tables = _TABLES[identities] = (points, gains)
+    return tables
 
 
 def winning_mask(totals: list[int]) -> int:
@@ -66,13 +70,13 @@ def decode(move: int):
 
 
 class Lean:
-    __slots__ = ("n", "face", "identities", "points", "mine", "others", "hands", "scores", "trick", "start",
+    __slots__ = ("n", "face", "identities", "points", "gains", "mine", "others", "hands", "scores", "trick", "start",
                  "phase", "actor", "table", "totals", "free", "chosen", "keeps", "pool", "picks", "reserve")
 
     def __init__(self, players: int, face: bool, identities: tuple[int, ...], start: int,
                  hands: list[list[int]], reserve: list[int]) -> None:
         self.n, self.face, self.identities = players, face, identities
-        self.points = _points_by_mask(identities)
+        self.points, self.gains = _tables(identities)
         self.mine = [IDENTITIES[i] for i in identities]
         self.others = [tuple(s for s in range(6) if s not in IDENTITIES[i]) for i in identities]
         self.hands, self.reserve = hands, reserve
@@ -233,46 +237,64 @@ def heuristic(lean: Lean, moves: list[int]) -> int:
 
 
 def _play(lean: Lean, seat: int, moves: list[int]) -> int:
-    # The same expressions as HeuristicBot._play, so that the float keys and
-    # so the ties are the same.
-    totals, table, n = lean.totals, lean.points, lean.n
-    a, b, c = lean.mine[seat]
-    x, y, z = lean.others[seat]
+    """HeuristicBot._play: per card, the key (gain, margin * 0.1 - keep_value
+    * 0.05), the first best wins. Worked out from the table as it is (its best
+    total and winning suits, the best total of my suits and of the others')
+    and the one suit the card raises, with the engine's expressions."""
+    totals, gains = lean.totals, lean.gains[seat]
     mine = lean.mine[seat]
-    best, best_key = -1, None
+    top = max(totals)
+    winning = winning_mask(totals)
+    a, b, c = mine
+    mine_top = max(totals[a], totals[b], totals[c])
+    x, y, z = lean.others[seat]
+    other_top = max(totals[x], totals[y], totals[z])
+    best, best_gain, best_rest = -1, 0.0, 0.0
     for card in moves:
         suit, value = card >> 3, VALUE_OF[card]
-        totals[suit] += value
-        points = table[winning_mask(totals)]
-        mine_total = max(totals[a], totals[b], totals[c])
-        other_total = max(totals[x], totals[y], totals[z])
-        totals[suit] -= value
-        gain = points[seat] - (sum(points) - points[seat]) / (n - 1)
-        margin = max(-10, min(10, mine_total - other_total))
-        keep_value = value if suit in mine else -value
-        key = (gain, margin * 0.1 - keep_value * 0.05)
-        if best_key is None or key > best_key:
-            best, best_key = card, key
+        total = totals[suit] + value
+        if total > top:
+            gain = gains[1 << suit]
+        elif total == top:
+            gain = gains[winning | 1 << suit]
+        else:
+            gain = gains[winning]
+        if suit in mine:
+            margin = (total if total > mine_top else mine_top) - other_top
+            keep_value = value
+        else:
+            margin = mine_top - (total if total > other_top else other_top)
+            keep_value = -value
+        margin = -10 if margin < -10 else 10 if margin > 10 else margin
+        rest = margin * 0.1 - keep_value * 0.05
+        if best < 0 or gain > best_gain or (gain == best_gain and rest > best_rest):
+            best, best_gain, best_rest = card, gain, rest
     return best
+
+
+def _choose_keys(mine: tuple[int, ...], last: bool, scoring_now: bool) -> list[float]:
+    """HeuristicBot._choose's key of every keep/kill move (indexed by move)."""
+    keys = [0.0] * 256
+    for card in range(48):
+        suit, value = card >> 3, VALUE_OF[card]
+        keys[KEEP_BASE + card] = 0.0 if last else (value if suit in mine else -value * 0.5)
+        # kill: deny the others a card that helps them
+        key = 0.0 if last else (-value if suit in mine else value * 0.8)
+        if scoring_now:
+            key += value  # killed cards are my points (CH-8)
+        keys[KILL_BASE + card] = key
+    return keys
+
+
+# [identity][last][scoring_now] -> keys: the few tables there are, made once.
+_CHOOSE_KEYS = [[[_choose_keys(mine, last, scoring) for scoring in (False, True)] for last in (False, True)]
+                for mine in IDENTITIES]
 
 
 def _choose(lean: Lean, seat: int, moves: list[int]) -> int:
-    last = lean.trick == TRICKS
-    mine = lean.mine[seat]
     scoring_now = lean.face and lean.points[winning_mask(lean.totals)][seat] > 0
-    best, best_key = -1, None
-    for move in moves:
-        card = move & 63
-        suit, value = card >> 3, VALUE_OF[card]
-        if move < KILL_BASE:  # keep
-            key = 0.0 if last else (value if suit in mine else -value * 0.5)
-        else:  # kill: deny the others a card that helps them
-            key = 0.0 if last else (-value if suit in mine else value * 0.8)
-            if scoring_now:
-                key += value  # killed cards are my points (CH-8)
-        if best_key is None or key > best_key:
-            best, best_key = move, key
-    return best
+    keys = _CHOOSE_KEYS[lean.identities[seat]][lean.trick == TRICKS][scoring_now]
+    return max(moves, key=keys.__getitem__)  # the first best, as the bot's strict `>`
 
 
 # --- the expert's playout and the calibration game --------------------------
