@@ -16,8 +16,8 @@ from .cards import JOKER, SUIT_OF, deck_for
 from .lean import DEAL_MOVES, DIRECT_MOVE, JOKER_MOVES, POSITION, STRENGTHS, Lean, joker_move
 from .state import DEAL, DIRECT
 
-# RANK[players][config][card]: the deck's cards weaker than `card` (its own deck only).
 def _ranks(players: int, strength) -> tuple[int, ...]:
+    """Per card of the players' deck: how many of the deck's cards are weaker."""
     rank = [0] * 40
     for i, c in enumerate(sorted(deck_for(players), key=strength.__getitem__)):
         rank[c] = i
@@ -25,6 +25,7 @@ def _ranks(players: int, strength) -> tuple[int, ...]:
 
 
 RANK = {players: tuple(_ranks(players, strength) for strength in STRENGTHS) for players in (2, 3, 4, 5)}
+FREE_COUNT = tuple(bin(mask).count("1") for mask in range(16))
 DECK_SIZE = {players: len(deck_for(players)) for players in (2, 3, 4, 5)}
 
 
@@ -68,12 +69,20 @@ def _direct(lean: Lean) -> int:
     return DIRECT_MOVE + best
 
 
+def _unseen(lean: Lean, suit_cards: list[int]):
+    """What `_chances` needs beyond the cards: the seat's known suit cards
+    (hand and trick), the rank table, the unseen count and the rival count."""
+    players = lean.players
+    seen = suit_cards + [c for c in lean.trick if c < JOKER]
+    return seen, RANK[players][lean.config], DECK_SIZE[players] - len(seen) or 1, 2 if players == 2 else players - 1
+
+
 def _play(lean: Lean, zero: list[bool]) -> int:
-    seat, players = lean.turn, lean.players
+    seat = lean.turn
     hand, trick = lean.hands[seat], lean.trick
     strength = STRENGTHS[lean.config]
-    suit_cards = [c for c in hand if c < JOKER]
     has_joker = hand[-1] >= JOKER
+    suit_cards = hand[:-1] if has_joker else hand  # the Joker is always last
     # legal(): the plays, and the Joker's moves when it may be played (KT-4).
     if trick:
         led = SUIT_OF[trick[0]]
@@ -81,41 +90,44 @@ def _play(lean: Lean, zero: list[bool]) -> int:
         joker_free = has_joker and max(trick) < JOKER
     else:
         plays, joker_free = suit_cards, False
-    seen = suit_cards + [c for c in trick if c < JOKER]
-    rank = RANK[players][lean.config]
-    size = DECK_SIZE[players] - len(seen) or 1
-    others = 2 if players == 2 else players - 1
     tricks, trick_no = lean.tricks_won[seat], lean.trick_no
+    z = zero[seat]  # HeuristicBot.zero_mode: ducking for the Joker's +5 (KT-3)
     if trick_no == 1 and (not trick or len(suit_cards) == 7):
-        zero[seat] = has_joker and sum(_chances(suit_cards, seen, rank, size, others)) < 0.35
+        z = has_joker and sum(_chances(suit_cards, *_unseen(lean, suit_cards))) < 0.35
     if tricks > 0:
-        zero[seat] = False
-    elif has_joker and trick_no >= 6 and not joker_free and not zero[seat]:
-        zero[seat] = True  # leading late with no trick yet: keep the Joker for +5 (KT-3)
-    if joker_free and not zero[seat]:
+        z = False
+    elif has_joker and trick_no >= 6 and not joker_free and not z:
+        z = True  # leading late with no trick yet: keep the Joker for +5 (KT-3)
+    if joker_free and not z:
         if tricks == 0 and trick_no >= 6:
-            zero[seat] = True  # KT-3: the Joker kept with 0 tricks scores 5
+            z = True  # KT-3: the Joker kept with 0 tricks scores 5
         elif (trick_no >= 6
               or (tricks >= 3 and all(strength[c] > max(strength[x] for x in trick) for c in plays))
               or _actors_running_out(lean, seat)):
-            return _joker(lean, seat, suit_cards, seen, rank, size, others, tricks)
+            zero[seat] = z
+            return _joker(lean, seat, suit_cards, tricks)
+    zero[seat] = z
     predicted = lean.predictions[seat]
     if predicted:
         want_win = tricks < predicted
     else:
-        want_win = not zero[seat] and tricks < 3
+        want_win = not z and tricks < 3
     return _choose_card(lean, plays, strength, want_win)
 
 
 def _actors_running_out(lean: Lean, seat: int) -> bool:
     """Too few free actors for the Jokers still out (5 players, KT-7): place now."""
-    free = bin(lean.free).count("1")
+    free = FREE_COUNT[lean.free]
+    if not free or free >= lean.players:  # more free actors than rivals can hold
+        return False
     hands = lean.hands
     rivals = sum(1 for s in range(lean.players) if s != seat and hands[s] and hands[s][-1] >= JOKER)
     return 0 < free <= rivals
 
 
 def _choose_card(lean: Lean, plays: list[int], strength, want_win: bool) -> int:
+    if len(plays) == 1:  # every branch below would pick it
+        return plays[0]
     by_strength = sorted(plays, key=strength.__getitem__)
     trick = lean.trick
     if not trick:
@@ -131,13 +143,13 @@ def _choose_card(lean: Lean, plays: list[int], strength, want_win: bool) -> int:
     return losers[-1] if losers else by_strength[0]
 
 
-def _joker(lean: Lean, seat: int, suit_cards, seen, rank, size: int, others: int, tricks: int) -> int:
+def _joker(lean: Lean, seat: int, suit_cards: list[int], tricks: int) -> int:
     """Predict a count that is by then (nearly) certain, beside the actor of
     the card kept to the end (KT-9), swapped up one for the KT-8 tie-break."""
     keep = suit_cards[0] if suit_cards else None
     predicted = tricks
     if len(suit_cards) >= 2:
-        chances = _chances(suit_cards, seen, rank, size, others)
+        chances = _chances(suit_cards, *_unseen(lean, suit_cards))
         ranked = sorted(zip(chances, suit_cards))
         if len(suit_cards) == 2:
             win_next = ranked[-1][0] > 0.5
