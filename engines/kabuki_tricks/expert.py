@@ -101,7 +101,7 @@ def to_move(action) -> int | None:
         return action.card if type(action.card) is int and 0 <= action.card < JOKER else None
     if kind is Joker:
         actor = -1 if action.actor is None else SUIT_INDEX.get(action.actor)
-        prediction = action.prediction or 0
+        prediction = 0 if action.prediction is None else action.prediction
         adjust = action.adjust
         if adjust is None:
             code = 0
@@ -111,7 +111,7 @@ def to_move(action) -> int | None:
             code = 2 + adjust.swap
         else:
             return None
-        if actor is None or prediction not in (0, 1, 2, 3) or (actor < 0) != (prediction == 0):
+        if actor is None or type(prediction) is not int or not 0 <= prediction <= 3 or (actor < 0) != (prediction == 0):
             return None
         return joker_move(actor, prediction, code)
     if kind is Direct:

@@ -127,6 +127,7 @@ def test_the_lean_playout_is_the_engine_playout(players, opts):
                     compared += 1
                 others = [Play(card=c) for c in range(40) if c not in state.hands[seat]][:3]
                 others += [Joker(actor="green", prediction=2, adjust=Adjust(flip=True, swap=1)),
+                           Joker(actor="blue", prediction=0), Joker(actor=None, prediction=2),
                            Direct(high=True, order=("green", "green", "orange", "blue"))]
                 for action in others:
                     if to_move(action) in legal(lean):
