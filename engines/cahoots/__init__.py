@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engines.cahoots.actions import AnyAction
-from engines.cahoots.bots import HeuristicBot, RandomBot
+from engines.cahoots.bots import BOTS
 from engines.cahoots.events import DEAL_TAGS, AnyEvent
 from engines.cahoots.options import Options
 from engines.cahoots.rules import automatic, decide, describe, is_over, legal_actions, result, start, to_act
@@ -31,7 +31,7 @@ GAME = Game(
     redact=redact,
     is_over=is_over,
     result=result,
-    bots={"random": RandomBot, "heuristic": HeuristicBot, "expert": expert_factory(lambda: GAME, SEARCH)},
+    bots={**BOTS, "expert": expert_factory(lambda: GAME, SEARCH)},
     hidden_cards=hidden_cards,
     revealed_cards=revealed_cards,
     all_cards=all_cards,

@@ -106,3 +106,6 @@ class HeuristicBot:
         for _, card in view.table:
             totals[card >> 3] += VALUE_OF[card]
         return _points(totals, view.identities)[self.seat] > 0
+
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot}

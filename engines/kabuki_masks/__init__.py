@@ -61,3 +61,5 @@ GAME = Game(
     deal_tags=DEAL_TAGS,
     event_time=event_time,
 )
+
+__all__ = ["GAME"]

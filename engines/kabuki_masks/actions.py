@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Union
-
 import msgspec
 
 
@@ -25,4 +23,4 @@ class Stop(Action, tag="stop"):
     placement: int | None = None
 
 
-AnyAction = Union[Place, Stop]
+AnyAction = Place | Stop

@@ -7,8 +7,6 @@ moment carry the service's receive time of the command (or timer) causing them.
 
 from __future__ import annotations
 
-from typing import Union
-
 import msgspec
 
 from engines.kabuki_masks.options import Options
@@ -99,7 +97,7 @@ class GameEnded(Event, tag="km.game_ended"):
     salt: str = ""  # with the seed, opens the start's commitment (issue 11.3)
 
 
-AnyEvent = Union[Started, RoundStarted, Revealed, Placed, Stopped, RoundEnded, GameEnded]
+AnyEvent = Started | RoundStarted | Revealed | Placed | Stopped | RoundEnded | GameEnded
 
 
 DEAL_TAGS = frozenset({"km.started", "km.round_started", "km.revealed"})  # chance outcomes, for engines.verify

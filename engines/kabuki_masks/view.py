@@ -26,7 +26,7 @@ class LatestPlacement(msgspec.Struct, frozen=True, gc=False):
     called: bool  # KM-2: a Stop was called on it (no more calls)
 
 
-class KabukiView(msgspec.Struct, frozen=True, gc=False):
+class View(msgspec.Struct, frozen=True, gc=False):
     viewer: int | None
     players: int
     round: int
@@ -50,7 +50,7 @@ class KabukiView(msgspec.Struct, frozen=True, gc=False):
     deck: tuple[int, ...] | None = None  # cards never placed, top first, only once the game is over
 
 
-def view(s: State, seat: int | None) -> KabukiView:
+def view(s: State, seat: int | None) -> View:
     acting = to_act(s)
     latest = None
     if s.last_seat is not None:
@@ -61,7 +61,7 @@ def view(s: State, seat: int | None) -> KabukiView:
     if latest is not None and not s.called and seat is not None and seat != s.last_seat:
         can_stop = s.placements
     playing = s.placer is not None
-    return KabukiView(
+    return View(
         viewer=seat,
         players=s.players,
         round=s.round,
@@ -134,7 +134,7 @@ def blank(event):
     return event
 
 
-def blank_view(v: KabukiView, s: State, lasting: frozenset) -> KabukiView:
+def blank_view(v: View, s: State, lasting: frozenset) -> View:
     def sight(card):
         return card if card is None or ("card", s.round, card) in lasting else None
 
@@ -172,7 +172,7 @@ def hidden_cards(s: State, viewer: int | None) -> frozenset:
 
 def revealed_cards(obj) -> frozenset:
     kind = type(obj)
-    if kind is KabukiView:
+    if kind is View:
         cards = {card for card in obj.tops if card is not None}
         if obj.revealed is not None:
             cards.add(obj.revealed)

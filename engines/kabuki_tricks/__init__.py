@@ -6,7 +6,7 @@ from engines.core import Game
 from engines.expert import expert_factory
 
 from .actions import AnyAction
-from .bots import HeuristicBot, RandomBot
+from .bots import BOTS
 from .events import DEAL_TAGS, AnyEvent
 from .expert import SEARCH
 from .options import Options
@@ -33,7 +33,7 @@ GAME = Game(
     redact=redact,
     is_over=is_over,
     result=result,
-    bots={"random": RandomBot, "heuristic": HeuristicBot, "expert": expert_factory(lambda: GAME, SEARCH)},
+    bots={**BOTS, "expert": expert_factory(lambda: GAME, SEARCH)},
     hidden_cards=hidden_cards,
     revealed_cards=revealed_cards,
     all_cards=all_cards,
@@ -46,3 +46,5 @@ GAME = Game(
     past_cards=past_cards,
     deal_tags=DEAL_TAGS,
 )
+
+__all__ = ["GAME"]

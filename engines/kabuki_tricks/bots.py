@@ -190,3 +190,6 @@ class HeuristicBot:
             if adjust_swap is not None and adjust is not None and adjust.swap == adjust_swap:
                 return action
         return jokers[0]
+
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot}
