@@ -27,4 +27,4 @@ def test_heuristic_plays_whole_games_with_three_players_and_face_values():
 
 def test_random_bot_is_blind_and_heuristic_uses_the_view():
     assert GAME.bots["random"](0, GAME.make_options({})).blind is True
-    assert not getattr(GAME.bots["heuristic"](0, GAME.make_options({})), "blind", False)
+    assert not GAME.bots["heuristic"](0, GAME.make_options({})).blind

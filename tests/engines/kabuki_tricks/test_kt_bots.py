@@ -8,7 +8,7 @@ from engines.playout import play_game
 
 def test_random_bot_is_blind_heuristic_uses_the_view():
     assert GAME.bots["random"](0, None).blind is True
-    assert not getattr(GAME.bots["heuristic"](0, None), "blind", False)
+    assert not GAME.bots["heuristic"](0, None).blind
 
 
 def test_heuristic_beats_three_random_bots_4_players():
