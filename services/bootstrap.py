@@ -20,7 +20,7 @@ from services.app.agents.registry import AgentService
 from services.app.games.deadlines import Deadlines
 from services.app.games.housebots import HouseBots
 from services.app.games.service import GameService
-from services.app.games.tables import TableCache
+from services.app.games.cache import TableCache
 from services.app.players import Players
 from services.app.ratings.projection import RatingsProjector
 from services.app.sessions import SessionKeys

@@ -41,15 +41,24 @@ WITH ok AS (
     WHERE e.stream_id IN (SELECT stream_id FROM ok)
     RETURNING stream_id
 ), commanded AS (
-    INSERT INTO commands (stream_id, seat, command_id, outcome)
-    SELECT c.stream_id, c.seat, c.command_id, c.outcome
-    FROM unnest($8::text[], $9::text[], $10::bytea[], $11::int[]) AS c(stream_id, command_id, outcome, seat)
+    INSERT INTO commands (stream_id, seat, command_id, outcome, first_version)
+    SELECT c.stream_id, c.seat, c.command_id, c.outcome, c.first_version
+    FROM unnest($8::text[], $9::text[], $10::bytea[], $11::int[], $12::bigint[])
+        AS c(stream_id, command_id, outcome, seat, first_version)
     WHERE c.stream_id IN (SELECT stream_id FROM ok)
     ON CONFLICT DO NOTHING
     RETURNING stream_id
 )
 SELECT stream_id FROM ok
 """
+
+# The commands that wrote versions past $2 (migration 009). A row without
+# `first_version` (written by the previous release during an upgrade) is
+# judged by its outcome, as before.
+_COMMANDS_AFTER = (
+    "(first_version > $2 OR first_version IS NULL"
+    " AND (convert_from(outcome, 'UTF8')::jsonb ->> 'first')::bigint > $2)"
+)
 
 
 class VersionConflict(Exception):
@@ -135,7 +144,7 @@ class EventStore:
     async def _write(self, batch: list[_Append]) -> None:
         ids, expected, new_versions = [], [], []
         e_ids, e_versions, e_types, e_data = [], [], [], []
-        c_ids, c_commands, c_outcomes, c_seats = [], [], [], []
+        c_ids, c_commands, c_outcomes, c_seats, c_firsts = [], [], [], [], []
         for item in batch:
             ids.append(item.stream_id)
             expected.append(item.expected)
@@ -150,13 +159,14 @@ class EventStore:
                 c_commands.append(item.command[0])
                 c_outcomes.append(item.command[1])
                 c_seats.append(item.seat)
+                c_firsts.append(item.expected + 1)  # the first version the command wrote
         started = time.perf_counter()
         try:
             async with self.pool.acquire() as conn, conn.transaction():
                 await conn.execute("SELECT pg_advisory_xact_lock($1)", APPEND_LOCK)
                 rows = await conn.fetch(
                     _APPEND_SQL, ids, expected, new_versions,
-                    e_ids, e_versions, e_types, e_data, c_ids, c_commands, c_outcomes, c_seats,
+                    e_ids, e_versions, e_types, e_data, c_ids, c_commands, c_outcomes, c_seats, c_firsts,
                 )
         except (asyncpg.DataError, asyncpg.IntegrityConstraintViolationError) as exc:
             # One bad append must not fail its neighbours: write them one by one.
@@ -196,12 +206,12 @@ class EventStore:
 
     async def read_with_commands(self, stream_id: str, after: int) -> tuple[list[StoredEvent], dict[tuple[int | None, str], bytes]]:
         """The events past `after` and the commands that wrote them, in one
-        round trip: a process catching its table copy up (services/app/games/service.py)."""
+        round trip: a process catching its table copy up (services/app/games/service.py).
+        Both are index range scans: only what is new is read (issue 13)."""
         rows = await self.pool.fetch(
             "SELECT version, type, data, NULL::int AS seat, NULL::text AS command_id FROM events"
             " WHERE stream_id = $1 AND version > $2"
-            " UNION ALL SELECT NULL, NULL, outcome, seat, command_id FROM commands"
-            " WHERE stream_id = $1 AND (convert_from(outcome, 'UTF8')::jsonb ->> 'first')::bigint > $2",
+            f" UNION ALL SELECT NULL, NULL, outcome, seat, command_id FROM commands WHERE stream_id = $1 AND {_COMMANDS_AFTER}",
             stream_id, after,
         )
         events = sorted((StoredEvent(r["version"], r["type"], r["data"]) for r in rows if r["version"] is not None),
@@ -229,9 +239,7 @@ class EventStore:
         `after`: only the commands that wrote versions past it (a catch-up)."""
         if after:
             rows = await self.pool.fetch(
-                "SELECT seat, command_id, outcome FROM commands WHERE stream_id = $1"
-                " AND (convert_from(outcome, 'UTF8')::jsonb ->> 'first')::bigint > $2",
-                stream_id, after,
+                f"SELECT seat, command_id, outcome FROM commands WHERE stream_id = $1 AND {_COMMANDS_AFTER}", stream_id, after,
             )
         else:
             rows = await self.pool.fetch("SELECT seat, command_id, outcome FROM commands WHERE stream_id = $1", stream_id)

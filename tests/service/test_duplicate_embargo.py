@@ -42,8 +42,8 @@ async def test_a_finished_duplicate_table_is_withheld_until_the_embargo_lifts(se
             if table.over:
                 break
             await asyncio.sleep(0.05)
-        assert table.over and table.ended_at is not None
-        ended_at, final = table.ended_at, table.version
+        assert table.over and table.stream.ended_at is not None
+        ended_at, final = table.stream.ended_at, table.version
 
         anon = ApiClient(server.base_url)
         info = (await anon.get(f"/api/v1/games/{game_id}")).json()

@@ -11,7 +11,7 @@ from engines.core import Chance, Ctx
 from engines.kabuki_masks.actions import Place
 from engines.registry import get_game
 from services.app.games.housebots import HouseBots
-from services.app.games.tables import SeatHolder, Table
+from services.app.games.tables import GameStream, LobbyRecord, SeatHolder, Table
 
 
 def _masks_table(human_places: bool, window_ms: int = 150) -> Table:
@@ -24,9 +24,7 @@ def _masks_table(human_places: bool, window_ms: int = 150) -> Table:
     placer = next(iter(game.waiting_for(state)))
     seats = [SeatHolder(s, f"p{s}", None, "ann", "human") if (s == placer) == human_places
              else SeatHolder(s, None, "random", "random bot", "bot") for s in range(3)]
-    table = Table("g", game, 3, options, False, 7, "playing", None, seats)
-    table.state = state
-    return table
+    return Table(LobbyRecord("g", game, 3, options, False, 7, "playing", None, seats), GameStream(state=state))
 
 
 def test_a_masks_table_waiting_on_a_person_is_not_stalled():

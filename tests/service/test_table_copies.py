@@ -100,7 +100,7 @@ async def test_a_copy_is_caught_up_once_per_notice_not_once_per_request(database
         assert copy.version == table.version
         assert reads[0] == 1, f"{reads[0]} catch-up queries for one notice"
         # Its commands came along: a retry at B of A's command gets the stored outcome.
-        assert (seat, "one") in copy.commands
+        assert (seat, "one") in copy.stream.commands
     finally:
         await a.close()
         await b.close()

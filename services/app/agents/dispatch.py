@@ -78,9 +78,9 @@ class AgentDispatch:
     def _pull_move_charge(self, table: Table, holders: list, committed_ms: float, acted_at: int):
         """When the commit is a pull agent's own move (acting on version
         `acted_at` or before): the coroutine that charges its bank."""
-        if table.last_command is None:
+        if table.runtime.last_command is None:
             return None
-        command_id, seat = table.last_command
+        command_id, seat = table.runtime.last_command
         if seat is None or command_id.startswith(SERVER_PREFIXES) or not any(h.seat == seat for h in holders):
             return None
         move_ms, bank_ms = self.settings.time_control(table.time_control)

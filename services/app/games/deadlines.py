@@ -46,7 +46,7 @@ class Deadlines:
             table = await games.load(row["id"])
             if table.state is None or table.over:
                 continue
-            waited_ms = (time.monotonic() - table.changed_at) * 1000
+            waited_ms = (time.monotonic() - table.runtime.changed_at) * 1000
             # Only a table that has waited past its deadline lost its job;
             # the others' jobs are still due, and re-arming them costs.
             move_ms = policy.move_ms(table.time_control) if table.time_control else None

@@ -34,7 +34,7 @@ MESSAGE = "other tables of this duplicate round are still playing these cards; t
 def withheld(table: Any, viewer: int | None) -> bool:
     """Whether `viewer` (their seat at the table; None: anyone else) is kept
     from the table's play."""
-    return bool(table.embargo) and viewer is None
+    return bool(table.record.embargo) and viewer is None
 
 
 def visible_upto(table: Any, viewer: int | None) -> int:
@@ -49,7 +49,7 @@ def check(table: Any, viewer: int | None, seat: int | None = None, whole: bool =
     while the table is embargoed and the caller holds no seat at it, asks
     for another seat's view (`seat`), or wants the whole log (`whole`:
     export, verify, which carry the seed)."""
-    if not table.embargo:
+    if not table.record.embargo:
         return
     if whole or viewer is None or (seat is not None and seat != viewer):
         raise Conflict(CODE, MESSAGE)

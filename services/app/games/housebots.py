@@ -50,8 +50,8 @@ class HouseBots:
         """A table people play or watch paces its bots (issue 14): its own
         bot_delay_ms (casual tables), else the people's pace where a person
         sits, else the process's (benches, all-bot tournaments, sparring)."""
-        if table.bot_delay_ms is not None:
-            return table.bot_delay_ms
+        if table.record.bot_delay_ms is not None:
+            return table.record.bot_delay_ms
         if any(h is not None and h.kind == "human" for h in table.seats):
             return self.people_delay_ms
         return self.delay_ms
@@ -62,8 +62,8 @@ class HouseBots:
         # Nothing to drive at a table of people with no timer pending.
         if not any(h is not None and h.bot for h in table.seats) and table.game.next_timer(table.state) is None:
             return
-        if table.driver is None or table.driver.done():
-            table.driver = asyncio.create_task(self._drive(table))
+        if table.runtime.driver is None or table.runtime.driver.done():
+            table.runtime.driver = asyncio.create_task(self._drive(table))
 
     async def close(self) -> None:
         self._closing = True
@@ -106,7 +106,7 @@ class HouseBots:
             if table.over:
                 await self.games._mark_finished(table.game_id)  # then the reconcile sweep records it
                 picked += 1
-            elif self.needs_driver(table) and (table.driver is None or table.driver.done()):
+            elif self.needs_driver(table) and (table.runtime.driver is None or table.runtime.driver.done()):
                 log.warning("table %s stalled %.0f s with no driver; driving it from here", table.game_id, row["idle_s"] or 0)
                 self.kick(table)
                 picked += 1
@@ -118,7 +118,7 @@ class HouseBots:
         self._retry_s[table.game_id] = min(RETRY_MAX_S, delay * 2)
 
         def again() -> None:
-            if not self._closing and (table.driver is None or table.driver.done()):
+            if not self._closing and (table.runtime.driver is None or table.runtime.driver.done()):
                 self.restarts += 1
                 self.kick(table)
 

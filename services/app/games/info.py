@@ -82,8 +82,8 @@ def game_info(table: Table, player: Player | None, agents: AgentSettings) -> Gam
         status="finished" if over else ("playing" if started else "open"),
         version=table.version,
         players=table.players,
-        ranked=table.ranked,
-        options=msgspec.to_builtins(table.options),
+        ranked=table.record.ranked,
+        options=msgspec.to_builtins(table.record.options),
         seats=[
             SeatInfo(i, h is not None, h.name if h else None, h.kind if h else None, h.bot if h else None)
             for i, h in enumerate(table.seats)
@@ -98,6 +98,6 @@ def game_info(table: Table, player: Player | None, agents: AgentSettings) -> Gam
         view=game.view(state, seat) if started and not embargo.withheld(table, seat) else None,
         result=result_shown(table) if table.disclosed else None,
         time_control=effective_time_control(table, agents),
-        bot_delay_ms=table.bot_delay_ms,
+        bot_delay_ms=table.record.bot_delay_ms,
         server_time_ms=int(time.time() * 1000),
     )

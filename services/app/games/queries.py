@@ -11,9 +11,25 @@ import msgspec
 
 from services.app.errors import BadRequest, Conflict, Forbidden
 from services.app.games import embargo
-from services.app.games.events import TableEvent
-from services.app.games.tables import Table, engine_events, event_tag
+from services.app.games.events import GameFinished, TableEvent
+from services.app.games.tables import Table, engine_events
+from services.app.kernel import event_tag
 from services.app.players import Player
+
+
+def finished_record(table: Table) -> GameFinished | None:
+    """The table's hm.game_finished, once it is over."""
+    return next((e for e in reversed(table.events) if isinstance(e, GameFinished)), None) if table.over else None
+
+
+def result_shown(table: Table) -> dict:
+    """The game's result plus the table's ranking: `forfeited` seats (handed
+    to a house bot after their strikes) and `table_places`, forfeits last."""
+    record = finished_record(table)
+    result = msgspec.to_builtins(table.game.result(table.state))
+    result["forfeited"] = list(record.forfeited) if record else []
+    result["table_places"] = list(record.ranking) if record else result["places"]
+    return result
 
 
 def redacted(table: Table, viewer: int | None, first: int, events: list) -> list[dict]:

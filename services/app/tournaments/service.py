@@ -1,12 +1,14 @@
 """Tournaments: each is a stream folded by the pure engine in
-engines.tournament; this service loads it, decides, appends with the
-expected version, publishes, and carries out what the events ask for
-(creating a round's tables, scheduling the start)."""
+engines.tournament; this service decides on its copy through the command
+kernel (services/app/kernel.py: append with the expected version, catch up
+and decide again after a conflict, publish) and carries out what the events
+ask for (creating a round's tables, scheduling the start). A copy loaded for
+one piece of work is passed along (`loaded=`): recording a table's result
+reads the tournament stream once (issue 13)."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import secrets
 import uuid
 from dataclasses import dataclass, field
@@ -18,27 +20,17 @@ import engines.tournament as tn
 from engines.core import OptionsError, RuleError
 from engines.registry import get_game
 from services.app.games import embargo
-from services.infra.background import spawn
 from services.infra import keys as K
-from services.app.errors import SEED_REFUSED, BadRequest, Conflict, NotFound, Unprocessable, refused
-from services.infra.eventstore import EventStore, VersionConflict
-from services.infra.fanout import Notice, Publisher
+from services.app.errors import SEED_REFUSED, BadRequest, Conflict, NotFound, Unprocessable
+from services.app.kernel import Decision, Kernel
+from services.infra.eventstore import EventStore
+from services.infra.fanout import Publisher
 from services.app.games.service import GameService, now_ms
 from services.app.players import Player
 from services.infra.scheduler import Scheduler
-from services.app.games.events import GameFinished
-from services.app.games.tables import SeatHolder, event_tag
+from services.app.tournaments.rounds import Rounds, table_game_id
 
-log = logging.getLogger("hanamichi.tournaments")
-
-# Tables of one tournament get ids derived from (tournament, round, table),
-# so creating a round twice finds the same games.
-TABLE_NAMESPACE = uuid.UUID("6f1d2c3a-4b5e-4f60-8a7b-9c0d1e2f3a4b")
 _decoder = msgspec.json.Decoder(tn.AnyEvent)
-
-
-def table_game_id(tournament_id: str, round_no: int, table_no: int) -> str:
-    return str(uuid.uuid5(TABLE_NAMESPACE, f"{tournament_id}:{round_no}:{table_no}"))
 
 
 @dataclass
@@ -49,24 +41,31 @@ class Loaded:
     events: list = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
+    @property
+    def stream_id(self) -> str:
+        return self.tournament_id
 
-def _apply(loaded: Loaded, first: int, events: list) -> None:
-    """Fold in events from version `first`, skipping any a concurrent
-    reader already brought in from PostgreSQL."""
-    for version, event in enumerate(events, start=first):
-        if version == loaded.version + 1:
-            loaded.state = tn.evolve(loaded.state, event)
-            loaded.events.append(event)
-            loaded.version = version
+    def apply(self, first: int, events: list) -> None:
+        """Fold in events from version `first`, skipping any a concurrent
+        reader already brought in from PostgreSQL."""
+        for version, event in enumerate(events, start=first):
+            if version == self.version + 1:
+                self.state = tn.evolve(self.state, event)
+                self.events.append(event)
+                self.version = version
+
+    def fold_in(self, first: int, decision: Decision) -> None:
+        self.apply(first, decision.events)  # the kernel's call, after a commit of this process
 
 
-class TournamentService:
+class TournamentService(Rounds):
     def __init__(self, pool, store: EventStore, publisher: Publisher, games: GameService, scheduler: Scheduler) -> None:
         self.pool = pool
         self.store = store
         self.publisher = publisher
         self.games = games
         self.scheduler = scheduler
+        self.kernel = Kernel(store, publisher)
         self._loaded: dict[str, Loaded] = {}
 
     # --- loading -----------------------------------------------------------------
@@ -87,7 +86,7 @@ class TournamentService:
     async def _refresh(self, loaded: Loaded) -> None:
         stored = await self.store.read(loaded.tournament_id, after=loaded.version)
         if stored:
-            _apply(loaded, stored[0].version, [_decoder.decode(s.data) for s in stored])
+            loaded.apply(stored[0].version, [_decoder.decode(s.data) for s in stored])
 
     # --- commands ------------------------------------------------------------------
 
@@ -135,21 +134,23 @@ class TournamentService:
 
     async def register(self, player: Player, tournament_id: str) -> Loaded:
         entrant = tn.Entrant(id=player.player_id, name=player.name, kind=player.kind)
-        await self.command(tournament_id, tn.Register(entrant=entrant))
-        return await self.load(tournament_id)
+        loaded = await self.load(tournament_id)
+        await self.command(tournament_id, tn.Register(entrant=entrant), loaded=loaded)
+        return loaded
 
     async def withdraw(self, player: Player, tournament_id: str) -> Loaded:
-        await self.command(tournament_id, tn.Withdraw(entrant=player.player_id))
-        return await self.load(tournament_id)
+        loaded = await self.load(tournament_id)
+        await self.command(tournament_id, tn.Withdraw(entrant=player.player_id), loaded=loaded)
+        return loaded
 
     async def start(self, tournament_id: str) -> list:
         """The scheduled start (a worker job); idempotent."""
         loaded = await self.load(tournament_id)
         if loaded.state.status != "registering":
-            await self.ensure_tables(tournament_id)
+            await self.ensure_tables(loaded)
             return []
         try:
-            events = await self.command(tournament_id, tn.Start())
+            events = await self.command(tournament_id, tn.Start(), loaded=loaded)
         except Conflict as err:
             if err.code == "too_early":
                 await self.schedule_start(tournament_id, loaded.state.settings.start_ms)
@@ -161,34 +162,32 @@ class TournamentService:
             await self.create(None, raw, seed=raw.pop("seed"))
         return events
 
-    async def command(self, tournament_id: str, command, now: int | None = None) -> list:
+    async def command(self, tournament_id: str, command, now: int | None = None, loaded: Loaded | None = None) -> list:
+        """Decide and append one command; returns the events it wrote.
+        `loaded`: the caller's copy, current as far as it knows (not read
+        again; a copy left behind by another process costs one conflict)."""
         now = now_ms() if now is None else now
-        loaded = self._loaded.setdefault(tournament_id, Loaded(tournament_id))
-        for _attempt in range(5):
-            async with loaded.lock:
-                await self._refresh(loaded)
-                if loaded.state is None and not isinstance(command, tn.Create):
-                    self._loaded.pop(tournament_id, None)
-                    raise NotFound("tournament_not_found", f"there is no tournament {tournament_id}")
-                try:
-                    events = tn.decide(loaded.state, command, now)
-                except RuleError as err:
-                    raise refused(err) from None
-                if not events:
-                    return []
-                encoded = [(event_tag(e), msgspec.json.encode(e)) for e in events]
-                first = loaded.version + 1
-                try:
-                    await self.store.append(tournament_id, loaded.version, encoded)
-                except VersionConflict:
-                    continue
-                _apply(loaded, first, events)
-                self.publisher.publish(Notice(tournament_id, first, loaded.version))
-            await self._after(tournament_id, events)
-            return events
-        raise Conflict("version_conflict", "the tournament moved on; try again")
+        if loaded is None:
+            loaded = self._loaded.setdefault(tournament_id, Loaded(tournament_id))
+            await self._refresh(loaded)
 
-    async def _after(self, tournament_id: str, events: list) -> None:
+        async def decide() -> Decision:
+            if loaded.state is None and not isinstance(command, tn.Create):
+                self._loaded.pop(tournament_id, None)
+                raise NotFound("tournament_not_found", f"there is no tournament {tournament_id}")
+            return Decision(tn.decide(loaded.state, command, now))
+
+        decision = await self.kernel.run(
+            loaded, decide, catch_up=lambda: self._refresh(loaded), attempts=5,
+            moved_on=lambda: Conflict("version_conflict", "the tournament moved on; try again"),
+        )
+        if not decision.events:
+            return []
+        await self._after(loaded, decision.events)
+        return decision.events
+
+    async def _after(self, loaded: Loaded, events: list) -> None:
+        tournament_id = loaded.tournament_id
         status = None
         for event in events:
             if isinstance(event, (tn.RoundEnded, tn.Cancelled)):
@@ -199,7 +198,7 @@ class TournamentService:
                     "UPDATE games SET embargoed = false WHERE tournament_id = $1 AND embargoed", tournament_id
                 )
             if isinstance(event, tn.RoundPaired):
-                await self.ensure_tables(tournament_id)
+                await self.ensure_tables(loaded)
             if isinstance(event, tn.Started):
                 status = "running"
             elif isinstance(event, tn.Finished):
@@ -210,98 +209,6 @@ class TournamentService:
             await self.pool.execute(
                 "UPDATE tournaments SET status = $2 WHERE tournament_id = $1::text::uuid", tournament_id, status
             )
-
-    # --- tables ---------------------------------------------------------------------
-
-    async def ensure_tables(self, tournament_id: str) -> int:
-        """Create (idempotently) and start every table of the current round."""
-        loaded = await self.load(tournament_id)
-        state = loaded.state
-        if state.status != "running" or state.round_over:
-            return 0
-        settings = state.settings
-        by_id = {e.id: e for e in state.entrants}
-        created = 0
-        for table in state.tables:
-            if state.finished_result(state.round, table.table) is not None:
-                continue
-            seats = []
-            for seat_no, entrant_id in enumerate(table.seats):
-                entrant = by_id[entrant_id]
-                if entrant.kind == "bot":
-                    seats.append(SeatHolder(seat_no, None, settings.fill_bot, entrant.name, "bot"))
-                else:
-                    seats.append(SeatHolder(seat_no, entrant.id, None, entrant.name, entrant.kind))
-            game_id = table_game_id(tournament_id, state.round, table.table)
-            await self.games.create_seated(
-                game_id, settings.game, dict(settings.options), settings.ranked, table.deal_seed, seats,
-                tournament_id=tournament_id, time_control=msgspec.to_builtins(settings.time_control),
-                embargoed=settings.duplicate,
-            )
-            created += 1
-            # A table that ended before this process knew of it still counts.
-            finished = await self.games.tables.get(game_id)
-            if finished.over:
-                await self.scheduler.enqueue(K.JOB_RECORD_TABLE, game_id, job_id=K.record_job_id(game_id))
-        return created
-
-    def on_game_commit(self, table, events: list) -> None:
-        if table.tournament_id is None:
-            return
-        if any(isinstance(e, GameFinished) for e in events):
-            spawn(self.scheduler.enqueue(K.JOB_RECORD_TABLE, table.game_id, job_id=K.record_job_id(table.game_id)))
-
-    async def record_table(self, game_id: str) -> list:
-        """A finished tournament game's result into the tournament stream (a worker job)."""
-        table = await self.games.load(game_id)
-        await self.games.refresh(table)
-        if table.tournament_id is None or not table.over:
-            return []
-        finished = next(e for e in reversed(table.events) if isinstance(e, GameFinished))
-        loaded = await self.load(table.tournament_id)
-        where = next(
-            ((t.table) for t in loaded.state.tables if table_game_id(table.tournament_id, loaded.state.round, t.table) == game_id),
-            None,
-        )
-        if where is None:
-            return []  # a game of an earlier round, recorded already
-        result = finished.result
-        return await self.command(
-            table.tournament_id,
-            tn.RecordResult(
-                round=loaded.state.round, table=where, game_id=game_id,
-                places=tuple(finished.ranking), scores=tuple(float(s) for s in result.scores),
-                forfeited=tuple(finished.forfeited),
-            ),
-        )
-
-    async def reconcile(self) -> dict[str, int]:
-        """The sweep a worker runs at start and every few seconds: starts
-        what is due, recreates missing tables, records finished ones. After a
-        worker was killed, this is what picks the tournaments up again."""
-        counts = {"started": 0, "recorded": 0}
-        due = await self.pool.fetch(
-            "SELECT tournament_id::text AS id FROM tournaments WHERE status = 'registering' AND start_at <= now()"
-        )
-        for row in due:
-            try:
-                if await self.start(row["id"]):
-                    counts["started"] += 1
-            except Exception as exc:
-                log.warning("start of %s failed: %s", row["id"], exc)
-        running = await self.pool.fetch("SELECT tournament_id::text AS id FROM tournaments WHERE status = 'running'")
-        for row in running:
-            try:
-                await self.ensure_tables(row["id"])
-                rows = await self.pool.fetch(
-                    "SELECT game_id::text AS id FROM games WHERE tournament_id = $1 AND status = 'finished'", row["id"]
-                )
-                for game in rows:
-                    if await self.record_table(game["id"]):
-                        counts["recorded"] += 1
-            except Exception as exc:
-                log.warning("reconcile of %s failed: %s", row["id"], exc)
-        return counts
 
     # --- reading ----------------------------------------------------------------------
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from contextlib import aclosing
 from typing import Annotated, Any
 
 import msgspec
@@ -15,24 +14,20 @@ from litestar import Request, Response, get, post
 from litestar.datastructures import State
 from litestar.openapi import ResponseSpec
 from litestar.params import Parameter
-from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.response import ServerSentEvent
 
 from engines.registry import available, get_game
-from services.http import broadcast
-from services.app.games import embargo, queries
+from services.app.games import queries
 from engines.timecontrol import TimeControl
 from services.http.schemas import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
 from services.app.errors import ServiceError, Unprocessable
 from services.infra import metrics
 from services.app.games.info import GameInfo, game_info
-from services.app.games.service import GameService, Outcome
+from services.app.games.service import ActionAccepted, GameService
+from services.http.game_stream import game_sse
 from services.http.input import parse_version
 from services.app.players import Player, Players
-from services.app.games.tables import Table
 from services.app.games.clocks import seat_clocks
-from services.app.games.turns import TurnTeller
-from services.http.sse import KEEPALIVE
-from services.infra.watchers import Watching
 
 Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
 
@@ -75,11 +70,6 @@ class Submit(msgspec.Struct, forbid_unknown_fields=True):
     action: dict[str, Any]
     command_id: str
     expected_version: Version | None = None
-
-
-class ActionAccepted(msgspec.Struct):
-    version: int
-    events: list[dict]
 
 
 class EventsPage(msgspec.Struct):
@@ -202,9 +192,8 @@ async def seat_bot(state: State, game_id: str, data: SeatBot, authorization: Aut
 @post("/api/v1/games/{game_id:str}/actions", status_code=200)
 async def submit_action(state: State, game_id: str, data: Submit, authorization: Auth) -> Response[ActionAccepted]:
     player = await _players(state).authenticate(authorization)
-    games = _games(state)
     try:
-        table, outcome, _ = await games.act(game_id, player, data.action, data.command_id, data.expected_version)
+        accepted = await _games(state).submit(game_id, player, data.action, data.command_id, data.expected_version)
     except Unprocessable as err:
         metrics.refused(err.code)
         if player.kind == "agent":
@@ -218,16 +207,7 @@ async def submit_action(state: State, game_id: str, data: Submit, authorization:
     metrics.ACTIONS_ACCEPTED.inc()
     # Wall-clock time just after the commit: lets a load generator on the
     # same machine measure commit-to-SSE delay.
-    return Response(
-        ActionAccepted(outcome.version, _written(games, table, outcome)),
-        headers={"X-Committed-At": f"{time.time():.6f}"},
-    )
-
-
-def _written(games: GameService, table: Table, outcome: Outcome) -> list[dict]:
-    # The events this command wrote, as its seat may see them (a retry gets the same).
-    written = table.events[outcome.first - 1 : outcome.version]
-    return queries.redacted(table, outcome.seat, outcome.first, written)
+    return Response(accepted, headers={"X-Committed-At": f"{time.time():.6f}"})
 
 
 @get("/api/v1/games/{game_id:str}/events")
@@ -269,7 +249,7 @@ async def stream(request: Request, state: State, game_id: str, authorization: Au
     table = await games.load(game_id)
     last = resume_point(request)
     cycle = (request.scope.get("extensions") or {}).get("hanamichi.cycle")
-    return ServerSentEvent(metrics.sse_stream("game", _sse(state, games, table, player, last, cycle)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return ServerSentEvent(metrics.sse_stream("game", game_sse(state, games, table, player, last, cycle)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 def resume_point(request: Request) -> int:
@@ -279,65 +259,6 @@ def resume_point(request: Request) -> int:
         return parse_version(header, "Last-Event-ID (the version of the last event you saw)", "bad_last_event_id")
     return parse_version(request.query_params.get("after"), "after", "bad_last_event_id")
 
-
-async def _seat_taken_since(state: State, table: Table, player_id: str) -> int | None:
-    """The seat `player_id` holds now: this process's copy of the table, or
-    PostgreSQL when another process seated them."""
-    seat = table.seat_of(player_id)
-    if seat is None:
-        seat = await state.pool.fetchval(
-            "SELECT seat FROM seats WHERE game_id = $1::text::uuid AND player_id = $2::text::uuid",
-            table.game_id, player_id,
-        )
-    return seat
-
-
-async def _sse(state: State, games: GameService, table: Table, player: Player | None, last: int, cycle=None):
-    """Every event the viewer may see after `last`, once, in order; gaps in
-    the Redis fast path are filled from PostgreSQL."""
-    encode = msgspec.json.encode
-    turns = TurnTeller(state.hub)  # `turn` events, again when time alone changes them (item 19)
-    viewer = table.seat_of(player.player_id) if player else None
-    # A player who opened the stream before taking a seat gets that seat's
-    # events from the moment they sit (issue 11 item 14). Seats are taken
-    # only before the start, so the check ends once the game has started.
-    seat_pending = player is not None and viewer is None and table.state is None
-    if viewer is None and not seat_pending and cycle is not None:
-        # A spectator: the shared public feed (issue 18). Seats stay here, never cut.
-        async with aclosing(broadcast.spectator_sse(state, games, table, last, cycle)) as messages:
-            async for message in messages:
-                yield message
-        return
-    backlog = table.version  # GEN-1: what was written before the stream opened is history
-    # A stream without a seat is a spectator's: counted while it is open (issue 15).
-    async with Watching(state.runtime.watchers, table.game_id, viewer is None) as watching, \
-            aclosing(state.hub.watch(table.game_id, state.settings.sse_keepalive_s)) as notices:
-        async for notice in notices:
-            if notice is None:
-                yield KEEPALIVE
-                continue
-            if notice.last > table.version:
-                await games.refresh(table)  # written by another process, or a resync nudge
-            await games.check_embargo(table)
-            if seat_pending:
-                viewer = await _seat_taken_since(state, table, player.player_id)
-                seat_pending = viewer is None and table.state is None
-                if viewer is not None:
-                    watching.seated()
-            upto = embargo.visible_upto(table, viewer)  # nothing of an embargoed table without a seat at it
-            for item in broadcast.catch_up(games, table, viewer, last, upto, backlog):
-                yield broadcast.game_message(item)
-            last = max(last, upto)
-            started = table.state is not None  # a seat's stream may open before the deal
-            if viewer is not None and started and last == table.version and not table.over:
-                # The seat's own stream says when it may act, with its legal
-                # actions: a client (or bot) needs no polling GET.
-                legal = turns.turn(table, viewer, last)
-                if legal is not None:
-                    yield ServerSentEventMessage(data=encode({"version": last, "legal_actions": legal}).decode(), event="turn")
-            if table.disclosed and last >= table.version:
-                yield ServerSentEventMessage(data=encode({"version": last, "status": "finished"}).decode(), event="end", id=last)
-                return
 
 ROUTES = [
     health, ready, catalog, create_player, create_game, read_game, take_seat, seat_bot,

@@ -1,0 +1,241 @@
+"""Game commands: a seat's move (`act`, and `submit` for the API), the
+default move played for a seat that missed its turn, a due timer. Each is a
+decision handed to the command kernel (services/app/kernel.py), which owns
+the loop (decide on the copy, append with the expected version, catch up and
+decide again after a conflict, publish). Part of GameService
+(services/app/games/service.py)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from engines.core import Ctx, RuleError
+from services.app.errors import BadRequest, Conflict, Forbidden
+from services.app.games import queries
+from services.app.games.events import (
+    GameFinished, MovePlayedForSeat, SeatHandedToBot, SeatRecord, places_after_forfeits,
+)
+from services.app.games.policy import STRIKE_LIMIT
+from services.app.games.tables import Outcome, Table, engine_events
+from services.app.kernel import Decision
+from services.app.players import Player
+from services.infra import keys as K
+from services.infra import logs, metrics
+from services.infra.background import spawn
+from services.infra.keys import SERVER_PREFIXES
+
+if TYPE_CHECKING:
+    from services.app.games.service import GameService
+
+log = logging.getLogger("hanamichi.games")
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class ActionAccepted(msgspec.Struct, frozen=True):
+    """A submitted move: the version it reached and the events it wrote, as its seat may see them."""
+
+    version: int
+    events: list[dict]
+
+
+class Commands:
+    """GameService's commands (a mixin: the state is GameService's)."""
+
+    async def submit(self: GameService, game_id: str, player: Player, raw_action: Any, command_id: str,
+                     expected_version: int | None = None) -> ActionAccepted:
+        """A person's or agent's move over the API. A retried command id
+        gets the same answer as the first time."""
+        table, outcome, events = await self.act(game_id, player, raw_action, command_id, expected_version)
+        written = events or table.events[outcome.first - 1 : outcome.version]
+        return ActionAccepted(outcome.version, queries.redacted(table, outcome.seat, outcome.first, written))
+
+    async def act(
+        self: GameService,
+        game_id: str,
+        seat_or_player: Player | int,
+        raw_action: Any,
+        command_id: str,
+        expected_version: int | None = None,
+        received_ms: int | None = None,
+    ) -> tuple[Table, Outcome, list]:
+        """Decide and append one command. `seat_or_player` is a Player (API)
+        or a seat number (house bots, workers). Returns the outcome and the
+        events it wrote (full; the caller redacts; none for a retry)."""
+        if not command_id or len(command_id) > 100 or not command_id.isprintable():
+            raise BadRequest("bad_command_id", "command_id is 1 to 100 printable characters")
+        received_ms = now_ms() if received_ms is None else received_ms
+        table = await self.tables.get(game_id)
+        person = not isinstance(seat_or_player, int)
+        if person:
+            seat = table.seat_of(seat_or_player.player_id)
+            if seat is None:
+                raise Forbidden("not_seated", "you hold no seat at this table")
+            if command_id.startswith(SERVER_PREFIXES):
+                raise BadRequest("bad_command_id", f"command ids starting with {', '.join(SERVER_PREFIXES)} are the server's")
+        else:
+            seat = seat_or_player
+        logs.bind(seat=seat)  # the request's log lines (services/infra/logs.py)
+        action = raw_action if isinstance(raw_action, msgspec.Struct) else None  # house bots pass engine actions
+
+        async def decide() -> Decision:
+            nonlocal action
+            # Command ids are per seat (issue 11, item 5): another seat's
+            # id never blocks this one, so nobody can squat an id.
+            stored = table.stream.commands.get((seat, command_id))
+            if stored is not None:
+                return Decision([], result=stored)
+            if self.known_version(game_id) > table.version:
+                # A commit notice says another process moved the table on:
+                # catch up before deciding (no query when nothing was said).
+                await self.refresh(table)
+            if expected_version is not None and expected_version != table.version:
+                await self.refresh(table, fresh=True)  # our copy may be behind another process
+                if expected_version != table.version:
+                    raise Conflict("version_conflict", f"the game is at version {table.version}, not {expected_version}",
+                                   version=table.version)
+            self._check_playing(table)
+            if person and table.seats[seat].bot is not None:
+                raise Forbidden("seat_played_by_bot", "a house bot plays your seat for the rest of this game")
+            if action is None:
+                try:
+                    action = table.game.decode_action(raw_action)
+                except RuleError as err:
+                    raise BadRequest(err.code, err.message) from None
+            # A refusal here may come from a copy whose notice of another
+            # process's commit is still on its way: the kernel looks once.
+            return self._command(table, seat, command_id, table.game.decide(table.state, seat, action, Ctx(received_ms)))
+
+        decision = await self.kernel.run(
+            table, decide, catch_up=lambda: self.refresh(table, fresh=True),
+            moved_on=lambda: Conflict("version_conflict", "the game moved on; try again", version=table.version),
+            refusal=lambda: {"version": table.version},
+        )
+        if not decision.events:
+            return table, decision.result, []
+        return table, decision.outcome, decision.events
+
+    @staticmethod
+    def _check_playing(table: Table) -> None:
+        if table.state is None:
+            raise Conflict("game_not_started", "the game starts when every seat is taken")
+        if table.over:
+            raise Conflict("game_finished", "this game is over")
+
+    async def play_for_seat(self: GameService, game_id: str, seat: int, reason: str, due_version: int | None = None,
+                            detail: str = "", strike_limit: int = STRIKE_LIMIT) -> bool:
+        """Play the default move for a seat that did not move in time or
+        whose agent failed, and record why. The default move is a uniformly
+        random legal action drawn from the game's seed (Table.bot_rng): a
+        failing seat must never play better than a working one (issue 12; the
+        house `heuristic` used to play here and beat most bots), and the move
+        is an event in the log, so a replay is exact.
+        Idempotent: nothing happens unless the game is still at `due_version`
+        (when given) and waiting for that seat. Returns whether it moved."""
+        table = await self.tables.get(game_id)
+
+        async def decide() -> Decision:
+            await self.refresh(table)
+            if table.over or table.state is None or (due_version is not None and table.version != due_version):
+                return Decision([])
+            game = table.game
+            if seat not in game.waiting_for(table.state):
+                return Decision([])
+            now = now_ms()
+            legal = game.legal_actions(table.state, seat, now)
+            if not legal or legal != game.legal_actions(table.state, seat):
+                # Not all of its choices are open yet (a Kabuki masks placer
+                # in the stop window, KM-3): no move is due, and a Stop played
+                # for a placer would be no default. The sweep re-arms it.
+                return Decision([])
+            events = game.decide(table.state, seat, table.bot_rng(seat).choice(legal), Ctx(now))
+            strikes = table.runtime.strikes.get(seat, 0) + 1
+            prefix: list = [MovePlayedForSeat(seat, reason, strikes, detail)]
+            if strikes >= strike_limit and table.seats[seat].bot is None:
+                prefix.append(SeatHandedToBot(seat, "heuristic", f"{strikes} {reason} in a row"))
+            return self._command(table, seat, K.auto_command_id(seat, table.version), prefix + events)
+
+        decision = await self._give_way(table, decide)
+        if decision is None or not decision.events:
+            return False
+        metrics.STRIKES.labels(reason).inc()
+        return True
+
+    async def on_timer(self: GameService, game_id: str, at_version: int | None = None) -> None:
+        """Apply a due timed transition (KM-5), idempotently; with
+        `at_version`, only if the game is still at that version (the caller
+        asked its house bots there first, KM-5a)."""
+        table = await self.tables.get(game_id)
+
+        async def decide() -> Decision:
+            await self.refresh(table)
+            if at_version is not None and table.version != at_version:
+                return Decision([])
+            due = table.game.next_timer(table.state) if table.state is not None and not table.over else None
+            if due is None or due > now_ms():
+                return Decision([])
+            events = table.game.on_timer(table.state, Ctx(now_ms()))
+            return self._command(table, None, K.timer_command_id(table.version), events) if events else Decision([])
+
+        await self._give_way(table, decide)
+
+    async def _give_way(self: GameService, table: Table, decide) -> Decision | None:
+        """A command of the server's own that another process may carry out
+        as well (a default move, a timer): a conflict ends it."""
+        return await self.kernel.run(
+            table, decide, catch_up=lambda: self.refresh(table, fresh=True), give_way=True, attempts=1,
+            moved_on=lambda: Conflict("version_conflict", "the game moved on", version=table.version),
+        )
+
+    def _command(self, table: Table, seat: int | None, command_id: str, events: list) -> Decision:
+        """A command's events with its outcome, plus the table's
+        GameFinished in the same commit when they end the game."""
+        after = table.game.fold(engine_events(events), table.state)
+        if table.game.is_over(after):
+            events = [*events, self._finished_event(table, after, events)]
+        outcome = Outcome(table.version + len(events), table.version + 1, seat)
+        return Decision(events, command_id, outcome, seat, state_after=after)
+
+    def _finished_event(self, table: Table, state: Any, events: list = ()) -> GameFinished:
+        # A person's or agent's seat a house bot took over (before, or in this very commit).
+        handed = {e.seat for e in events if isinstance(e, SeatHandedToBot)}
+        forfeited = sorted(
+            h.seat for h in table.seats if h is not None and h.kind != "bot" and (h.bot is not None or h.seat in handed)
+        )
+        result = table.game.result(state)
+        return GameFinished(
+            forfeited=forfeited,
+            table_places=places_after_forfeits(result.places, forfeited) if forfeited else None,
+            game=table.game.name,
+            ranked=table.record.ranked,
+            seats=[
+                SeatRecord(h.seat, "bot" if h.kind == "bot" else h.kind, h.player_id, h.bot if h.kind == "bot" else None, h.name)
+                for h in table.seats
+                if h is not None
+            ],
+            result=result,
+            tournament_id=table.tournament_id,
+        )
+
+    def _committed(self: GameService, table: Table, decision: Decision) -> None:
+        """After each commit (the kernel's hook, lock held): the lobby row of
+        a game that just ended, then the on_commit subscribers."""
+        if table.over and table.record.status != "finished":
+            table.record.status = "finished"
+            spawn(self._mark_finished(table.game_id))
+        for callback in self.on_commit:
+            callback(table, decision.events)
+
+    async def _mark_finished(self: GameService, game_id: str) -> None:
+        try:
+            await self.pool.execute(
+                "UPDATE games SET status = 'finished', finished_at = now() WHERE game_id = $1::text::uuid", game_id
+            )
+        except Exception as exc:  # the log says it is over; the lobby row is fixed on next load
+            log.warning("could not mark %s finished: %s", game_id, exc)

@@ -1,0 +1,124 @@
+"""Setting a table up: creating it (from the lobby, or seated whole for a
+tournament), taking seats, seating house bots, and the deal once every seat
+is taken. Part of GameService (services/app/games/service.py)."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from engines.core import OptionsError
+from engines.registry import get_game
+from services.app.errors import BadRequest, Conflict, Forbidden, Unprocessable
+from services.app.games.tables import Outcome, SeatHolder, Table
+from services.app.kernel import Decision
+from services.app.players import Player
+from services.infra import keys as K
+from services.infra.eventstore import VersionConflict
+
+if TYPE_CHECKING:
+    from services.app.games.service import GameService
+
+_SEAT_SQL = "INSERT INTO seats (game_id, seat, player_id, bot) VALUES ($1::text::uuid, $2, $3::text::uuid, $4)"
+
+
+class Seating:
+    """GameService's lobby commands (a mixin: the state is GameService's)."""
+
+    async def create_game(
+        self: GameService, player: Player, name: str, players: int, options: dict, ranked: bool,
+        time_control: dict | None = None, bot_delay_ms: int | None = None,
+    ) -> Table:
+        try:
+            game = get_game(name)
+            game.check_players(players)
+            game.make_options(options)
+        except OptionsError as err:
+            raise Unprocessable(err.code, err.message) from None
+        game_id = str(uuid.uuid4())
+        seed = secrets.randbits(62)
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                "INSERT INTO games (game_id, game, players, options, ranked, seed, created_by, time_control, bot_delay_ms)"
+                " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7::text::uuid, $8::jsonb, $9)",
+                game_id, game.name, players, msgspec.json.encode(options).decode(), ranked, seed, player.player_id,
+                msgspec.json.encode(time_control).decode() if time_control else None, bot_delay_ms,
+            )
+            await self.store.create_stream(game_id, "game", conn)
+        return await self.tables.get(game_id)
+
+    async def create_seated(
+        self: GameService, game_id: str, name: str, options: dict, ranked: bool, seed: int, seats: list[SeatHolder],
+        tournament_id: str | None = None, time_control: dict | None = None, embargoed: bool = False,
+    ) -> Table:
+        """A table whose seats are all assigned (tournaments), started at once.
+        Idempotent: creating it again finds the existing table."""
+        game = get_game(name)
+        async with self.pool.acquire() as conn, conn.transaction():
+            created = await conn.fetchval(
+                "INSERT INTO games (game_id, game, players, options, ranked, seed, tournament_id, time_control, embargoed)"
+                " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7, $8::jsonb, $9)"
+                " ON CONFLICT (game_id) DO NOTHING RETURNING true",
+                game_id, game.name, len(seats), msgspec.json.encode(options).decode(), ranked, seed,
+                tournament_id, msgspec.json.encode(time_control).decode() if time_control else None, embargoed,
+            )
+            if created:
+                await self.store.create_stream(game_id, "game", conn)
+                await conn.executemany(_SEAT_SQL, [(game_id, h.seat, h.player_id, h.bot) for h in seats])
+        table = await self.tables.get(game_id)
+        if table.state is None:
+            async with table.lock:
+                await self.refresh(table)
+                if table.state is None:
+                    await self._start(table)
+        return table
+
+    async def take_seat(self: GameService, player: Player, game_id: str, seat: int | None) -> Table:
+        table = await self.tables.get(game_id)
+        if table.seat_of(player.player_id) is not None:
+            raise Conflict("already_seated", "you already hold a seat at this table")
+        return await self._seat(table, seat, SeatHolder(-1, player.player_id, None, player.name, player.kind))
+
+    async def seat_bot(self: GameService, player: Player, game_id: str, seat: int | None, bot: str) -> Table:
+        table = await self.tables.get(game_id)
+        if table.record.created_by != player.player_id:
+            raise Forbidden("not_table_host", "only the player who created the table seats house bots")
+        if bot not in table.game.bots:
+            raise Unprocessable("unknown_bot", f"no house bot {bot!r} for {table.game.title}; known: {', '.join(table.game.bots)}")
+        return await self._seat(table, seat, SeatHolder(-1, None, bot, f"{bot} bot", "bot"))
+
+    async def _seat(self: GameService, table: Table, seat: int | None, holder: SeatHolder) -> Table:
+        async with table.lock:
+            if table.record.status != "open":
+                raise Conflict("table_full", "every seat at this table is taken")
+            if seat is None:
+                seat = next((i for i, s in enumerate(table.seats) if s is None), None)
+            elif not 0 <= seat < table.players:
+                raise BadRequest("bad_seat", f"seats are numbered 0 to {table.players - 1}")
+            if seat is None or table.seats[seat] is not None:
+                raise Conflict("seat_taken", "that seat is taken")
+            try:
+                await self.pool.execute(_SEAT_SQL, table.game_id, seat, holder.player_id, holder.bot)
+            except Exception as exc:  # another process took it first
+                if "unique" in str(exc).lower() or "duplicate" in str(exc).lower():
+                    self.tables.forget(table.game_id)
+                    raise Conflict("seat_taken", "that seat is taken") from None
+                raise
+            holder.seat = seat
+            table.seats[seat] = holder
+            if table.full:
+                await self._start(table)
+        return table
+
+    async def _start(self: GameService, table: Table) -> None:
+        """Deal: the engine's start events become versions 1..k (lock held)."""
+        events = table.game.new_game(table.players, table.record.options, table.chance())
+        try:
+            await self.kernel.append(table, Decision(events, K.START_PREFIX, Outcome(len(events), 1, None)))
+        except VersionConflict:
+            await self.refresh(table)  # another process started it
+        await self.pool.execute("UPDATE games SET status = 'playing' WHERE game_id = $1::text::uuid", table.game_id)
+        table.record.status = "playing"

@@ -1,0 +1,131 @@
+"""A tournament's rounds at the game tables: creating and starting each
+round's tables, recording a finished table's result into the tournament
+stream, and the sweep that picks all of it up again after a worker was
+killed. Part of TournamentService (services/app/tournaments/service.py); the
+copy of the tournament loaded for one piece of work is passed along, so a
+result reads the tournament stream once (issue 13)."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import TYPE_CHECKING
+
+import msgspec
+
+import engines.tournament as tn
+from services.app.games.events import GameFinished
+from services.app.games.queries import finished_record
+from services.app.games.tables import SeatHolder
+from services.infra import keys as K
+from services.infra.background import spawn
+
+if TYPE_CHECKING:
+    from services.app.tournaments.service import Loaded, TournamentService
+
+log = logging.getLogger("hanamichi.tournaments")
+
+# Tables of one tournament get ids derived from (tournament, round, table),
+# so creating a round twice finds the same games.
+TABLE_NAMESPACE = uuid.UUID("6f1d2c3a-4b5e-4f60-8a7b-9c0d1e2f3a4b")
+
+
+def table_game_id(tournament_id: str, round_no: int, table_no: int) -> str:
+    return str(uuid.uuid5(TABLE_NAMESPACE, f"{tournament_id}:{round_no}:{table_no}"))
+
+
+class Rounds:
+    """TournamentService's work at the tables (a mixin: the state is TournamentService's)."""
+
+    async def ensure_tables(self: TournamentService, loaded: Loaded) -> int:
+        """Create (idempotently) and start every table of the current round."""
+        tournament_id, state = loaded.tournament_id, loaded.state
+        if state.status != "running" or state.round_over:
+            return 0
+        settings = state.settings
+        by_id = {e.id: e for e in state.entrants}
+        created = 0
+        for table in state.tables:
+            if state.finished_result(state.round, table.table) is not None:
+                continue
+            seats = []
+            for seat_no, entrant_id in enumerate(table.seats):
+                entrant = by_id[entrant_id]
+                if entrant.kind == "bot":
+                    seats.append(SeatHolder(seat_no, None, settings.fill_bot, entrant.name, "bot"))
+                else:
+                    seats.append(SeatHolder(seat_no, entrant.id, None, entrant.name, entrant.kind))
+            game_id = table_game_id(tournament_id, state.round, table.table)
+            await self.games.create_seated(
+                game_id, settings.game, dict(settings.options), settings.ranked, table.deal_seed, seats,
+                tournament_id=tournament_id, time_control=msgspec.to_builtins(settings.time_control),
+                embargoed=settings.duplicate,
+            )
+            created += 1
+            # A table that ended before this process knew of it still counts.
+            finished = await self.games.tables.get(game_id)
+            if finished.over:
+                await self.scheduler.enqueue(K.JOB_RECORD_TABLE, game_id, job_id=K.record_job_id(game_id))
+        return created
+
+    def on_game_commit(self, table, events: list) -> None:
+        if table.tournament_id is None:
+            return
+        if any(isinstance(e, GameFinished) for e in events):
+            spawn(self.scheduler.enqueue(K.JOB_RECORD_TABLE, table.game_id, job_id=K.record_job_id(table.game_id)))
+
+    async def record_table(self: TournamentService, game_id: str, loaded: Loaded | None = None) -> list:
+        """A finished tournament game's result into the tournament stream (a
+        worker job). `loaded`: its tournament, read already (the sweep)."""
+        table = await self.games.tables.get(game_id)
+        await self.games.refresh(table, fresh=True)
+        if table.tournament_id is None or not table.over:
+            return []
+        finished = finished_record(table)
+        if loaded is None or loaded.tournament_id != table.tournament_id:
+            loaded = await self.load(table.tournament_id)
+        where = next(
+            ((t.table) for t in loaded.state.tables if table_game_id(table.tournament_id, loaded.state.round, t.table) == game_id),
+            None,
+        )
+        if where is None:
+            return []  # a game of an earlier round, recorded already
+        result = finished.result
+        return await self.command(
+            table.tournament_id,
+            tn.RecordResult(
+                round=loaded.state.round, table=where, game_id=game_id,
+                places=tuple(finished.ranking), scores=tuple(float(s) for s in result.scores),
+                forfeited=tuple(finished.forfeited),
+            ),
+            loaded=loaded,
+        )
+
+    async def reconcile(self: TournamentService) -> dict[str, int]:
+        """The sweep a worker runs at start and every few seconds: starts
+        what is due, recreates missing tables, records finished ones. After a
+        worker was killed, this is what picks the tournaments up again."""
+        counts = {"started": 0, "recorded": 0}
+        due = await self.pool.fetch(
+            "SELECT tournament_id::text AS id FROM tournaments WHERE status = 'registering' AND start_at <= now()"
+        )
+        for row in due:
+            try:
+                if await self.start(row["id"]):
+                    counts["started"] += 1
+            except Exception as exc:
+                log.warning("start of %s failed: %s", row["id"], exc)
+        running = await self.pool.fetch("SELECT tournament_id::text AS id FROM tournaments WHERE status = 'running'")
+        for row in running:
+            try:
+                loaded = await self.load(row["id"])  # once: every step below shares this copy
+                await self.ensure_tables(loaded)
+                rows = await self.pool.fetch(
+                    "SELECT game_id::text AS id FROM games WHERE tournament_id = $1 AND status = 'finished'", row["id"]
+                )
+                for game in rows:
+                    if await self.record_table(game["id"], loaded):
+                        counts["recorded"] += 1
+            except Exception as exc:
+                log.warning("reconcile of %s failed: %s", row["id"], exc)
+        return counts
