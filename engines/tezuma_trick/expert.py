@@ -28,6 +28,8 @@ from engines.expert import Search, deal_unseen
 
 from .cards import ABILITY_IDS, SUIT_OF, deck_for
 from .events import HandDealt, HandScored, Played, TrickWon
+from .lean import lean_random_game
+from .lean_bot import lean_playout
 from .state import SCORED, State
 
 HAND = 12
@@ -127,4 +129,8 @@ def _prime(bots: list, state: State) -> None:
             bot.seen = set(seen)
 
 
-SEARCH = Search(determinize=determinize, round_of=_round, scores=_scores, prime=_prime)
+# The playouts run on the lean state (lean.py, lean_bot.py: the same moves,
+# heuristic choices and outcomes as the engine's, tests/engines/test_lean_tezuma_trick.py);
+# `_round`, `_scores` and `_prime` say what they mirror.
+SEARCH = Search(determinize=determinize, round_of=_round, scores=_scores, prime=_prime,
+                lean_playout=lean_playout, lean_random_game=lean_random_game)
