@@ -25,7 +25,7 @@ from services.app.players import Players
 from services.app.ratings.projection import RatingsProjector
 from services.app.sessions import SessionKeys
 from services.app.tournaments.service import TournamentService
-from services.config import Settings
+from services.config import ProcessSettings, Settings
 from services.http.app import build_app
 from services.http.ratelimit import RateLimiter
 from services.http.shutdown import end_streams_on_signal
@@ -136,7 +136,8 @@ def create_app(settings: Settings) -> Litestar:
 
 def app_from_env() -> Litestar:
     """For `uvicorn --factory services.bootstrap:app_from_env`."""
-    logs.configure()  # JSON lines, quiet when idle (services/infra/logs.py)
+    process = ProcessSettings.from_env()
+    logs.configure(process.log_level, process.log_text)  # JSON lines, quiet when idle (services/infra/logs.py)
     return create_app(Settings.from_env())
 
 

@@ -76,9 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     add_kit_parsers(sub)
 
     args = parser.parse_args(argv)
+    from services.config import ProcessSettings
     from services.infra import logs
 
-    logs.configure(getattr(args, "log_level", None))  # JSON lines, quiet when idle
+    process = ProcessSettings.from_env()
+    logs.configure(getattr(args, "log_level", None) or process.log_level, process.log_text)  # JSON lines, quiet when idle
     return args.run(args)
 
 

@@ -1,4 +1,13 @@
-"""Settings from the environment, read once at the composition root."""
+"""Settings from the environment, read once at the composition root.
+
+This module is the only one of the service that reads the environment
+(tests/architecture/test_one_home.py holds it; the command-line tools may read
+their own process's). `Settings.from_env` is read where a process starts and
+handed to services/bootstrap.py, which passes each part to what needs it.
+`ProcessSettings.from_env` is the one helper for what is set up before any
+Settings exists, or where a library builds our object by name: the log
+handler, a worker's metrics port, and uvicorn's protocol class
+(services/http/httpserver.py), which uvicorn instantiates itself."""
 
 from __future__ import annotations
 
@@ -6,7 +15,15 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
+
+from engines.timecontrol import TimeControl
 from services.app.agents.settings import AgentSettings
+from services.app.games.policy import STRIKE_LIMIT
+
+
+def _flag(env, name: str) -> bool:
+    return env.get(name, "").lower() in ("1", "true", "yes", "on")
 
 
 @dataclass(frozen=True)
@@ -29,11 +46,20 @@ class Settings:
     # Unset: one is drawn once and kept in PostgreSQL (services/app/accounts.py).
     session_secret: str | None = None
     pool_size: int = 10
-    # Push and pull agents (HANAMICHI_AGENT_*, HANAMICHI_ALLOW_*_AGENTS): read
-    # from the environment with the rest unless given.
-    agents: AgentSettings = field(default_factory=AgentSettings.from_env)
+    # Push and pull agents (HANAMICHI_AGENT_*, HANAMICHI_ALLOW_*_AGENTS).
+    agents: AgentSettings = field(default_factory=AgentSettings)
     # A worker's poll of its queue: bounds the delay before a push agent is called.
     worker_poll_ms: int = 5
+    # A spectator connection whose unsent bytes pass this is cut (services/http/broadcast.py).
+    spectator_buffer_bytes: int = 256 * 1024
+    # The kernel's send buffer of a spectator socket (0: the kernel's own, autotuned).
+    spectator_sndbuf_bytes: int = 0
+    # One access-log line per request (services/http/observe.py).
+    access_log: bool = False
+    # A worker's summary line, every this many seconds (workers/summary.py).
+    log_summary_s: float = 300.0
+    # A standalone worker's own /metrics port (k8s); None: none.
+    metrics_port: int | None = None
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -46,6 +72,56 @@ class Settings:
             table_bot_delay_ms=int(env.get("HANAMICHI_TABLE_BOT_DELAY_MS", "700")),
             session_secret=env.get("HANAMICHI_SESSION_SECRET") or None,
             pool_size=int(env.get("HANAMICHI_PG_POOL", "10")),
-            agents=AgentSettings.from_env(),
+            agents=agent_settings(env),
             worker_poll_ms=int(env.get("HANAMICHI_WORKER_POLL_MS", "5")),
+            spectator_buffer_bytes=int(env.get("HANAMICHI_SSE_SPECTATOR_BUFFER_BYTES", str(256 * 1024))),
+            spectator_sndbuf_bytes=int(env.get("HANAMICHI_SSE_SPECTATOR_SNDBUF", "0")),
+            access_log=_flag(env, "HANAMICHI_ACCESS_LOG"),
+            log_summary_s=float(env.get("HANAMICHI_LOG_SUMMARY_S", "300")),
+            metrics_port=int(env["HANAMICHI_METRICS_PORT"]) if env.get("HANAMICHI_METRICS_PORT") else None,
+        )
+
+
+def agent_settings(env) -> AgentSettings:
+    """What agents are held to, from HANAMICHI_AGENT_* and HANAMICHI_ALLOW_*_AGENTS."""
+    default = {"move_ms": int(env.get("HANAMICHI_AGENT_MOVE_MS", "5000")),
+               "bank_ms": int(env.get("HANAMICHI_AGENT_BANK_MS", "30000"))}
+    try:  # the same bounds as every table's time control, checked at start-up
+        msgspec.convert(default, TimeControl)
+    except msgspec.ValidationError as err:
+        raise ValueError(f"HANAMICHI_AGENT_MOVE_MS / HANAMICHI_AGENT_BANK_MS: {err}") from None
+    return AgentSettings(
+        allow_http=_flag(env, "HANAMICHI_ALLOW_HTTP_AGENTS"),
+        allow_private=_flag(env, "HANAMICHI_ALLOW_PRIVATE_AGENTS"),
+        move_ms=default["move_ms"],
+        bank_ms=default["bank_ms"],
+        strike_limit=int(env.get("HANAMICHI_AGENT_STRIKES", str(STRIKE_LIMIT))),
+        rate_limit=int(env.get("HANAMICHI_AGENT_RATE_LIMIT", "120")),
+        rate_window_s=int(env.get("HANAMICHI_AGENT_RATE_WINDOW_S", "60")),
+    )
+
+
+@dataclass(frozen=True)
+class ProcessSettings:
+    """What a process sets up before Settings exists, or for an object a
+    library builds by name (uvicorn's protocol class, for every connection)."""
+
+    log_level: str = "INFO"  # HANAMICHI_LOG_LEVEL
+    log_text: bool = False  # HANAMICHI_LOG_FORMAT=text: plain lines instead of JSON
+    # services/http/httpserver.py: a request must arrive whole within this
+    # time; connections per address (0: no cap); proxies whose
+    # X-Forwarded-For is trusted (comma-separated addresses or networks).
+    request_timeout_s: float = 10.0
+    max_connections_per_address: int = 0
+    trusted_proxies: str = ""
+
+    @classmethod
+    def from_env(cls) -> "ProcessSettings":
+        env = os.environ
+        return cls(
+            log_level=(env.get("HANAMICHI_LOG_LEVEL") or "INFO").upper(),
+            log_text=env.get("HANAMICHI_LOG_FORMAT", "json").lower() == "text",
+            request_timeout_s=float(env.get("HANAMICHI_REQUEST_TIMEOUT_S", "10")),
+            max_connections_per_address=int(env.get("HANAMICHI_MAX_CONNECTIONS_PER_ADDRESS", "0")),
+            trusted_proxies=env.get("HANAMICHI_TRUSTED_PROXIES", ""),
         )

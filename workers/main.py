@@ -41,12 +41,13 @@ class ResilientWorker(Worker):
 
     _down_since: float | None = None
     _backoff_s: float = 0.1
+    summary_s: float = 300.0  # Settings.log_summary_s, set by build_worker
 
     async def main(self) -> None:
         # Quiet by default (issue 12): INFO says start, stop and a summary
         # every few minutes (workers/summary.py); each job is DEBUG at most.
         log.info("worker started (pid %s, %d job kinds)", os.getpid(), len(self.functions))
-        summary = asyncio.create_task(summarise(self))
+        summary = asyncio.create_task(summarise(self, self.summary_s))
         try:
             await super().main()
         finally:
@@ -87,7 +88,7 @@ def build_worker(settings: Settings) -> Worker:
             await close_caller(runtime)
             await runtime.close()
 
-    return ResilientWorker(
+    worker = ResilientWorker(
         functions=FUNCTIONS,
         # max_tries=2: a sweep a stopped or killed worker left half-run is
         # picked up by the next worker as its second try. With arq's default
@@ -106,13 +107,15 @@ def build_worker(settings: Settings) -> Worker:
         poll_delay=settings.worker_poll_ms / 1000,
         handle_signals=True,
     )
+    worker.summary_s = settings.log_summary_s
+    return worker
 
 
 def run_worker(settings: Settings) -> None:
     """Run until a signal stops it. A start that fails (Redis or PostgreSQL
     not there yet, or gone while starting) is retried with a backoff, so a
     worker started during an outage waits for it to end instead of exiting."""
-    serve_for_worker()  # HANAMICHI_METRICS_PORT: this worker's own /metrics (k8s)
+    serve_for_worker(settings.metrics_port)  # HANAMICHI_METRICS_PORT: this worker's own /metrics (k8s)
     backoff_s = 1.0
     while True:
         worker = build_worker(settings)

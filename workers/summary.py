@@ -1,7 +1,7 @@
 """Quiet by default (issue 12): a worker's jobs (agent calls, deadlines, the
 5 s sweep) are not logged one by one at INFO; a person running the service
 reads its start, its stop, errors, and this summary every
-HANAMICHI_LOG_SUMMARY_S seconds (default 300): jobs done, failed and retried,
+HANAMICHI_LOG_SUMMARY_S seconds (Settings.log_summary_s, default 300): jobs done, failed and retried,
 and agent calls by outcome, over the last period. A period with nothing done
 writes nothing, so an idle worker stays silent."""
 
@@ -9,13 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections import Counter
 
 log = logging.getLogger("hanamichi.worker")
-
-SUMMARY_S = float(os.environ.get("HANAMICHI_LOG_SUMMARY_S", "300"))
-
 
 def _counts(worker) -> tuple[int, int, int, Counter]:
     runtime = worker.ctx.get("runtime") if isinstance(getattr(worker, "ctx", None), dict) else None
@@ -32,7 +28,7 @@ def line(every_s: float, done: int, failed: int, retried: int, calls: Counter) -
     return text
 
 
-async def summarise(worker, every_s: float = SUMMARY_S) -> None:
+async def summarise(worker, every_s: float) -> None:
     """Log the summary every `every_s` seconds until cancelled."""
     before = _counts(worker)
     while True:

@@ -25,6 +25,8 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.spec import Components, SecurityScheme
 
+from services.http.auth import CREDENTIAL_PARAMETERS
+
 BEARER = "bearer"
 
 DESCRIPTIONS = {
@@ -83,7 +85,7 @@ def _error_spec(status: int) -> ResponseSpec:
 
 
 def _reads_token(handler: HTTPRouteHandler) -> bool:
-    return "authorization" in inspect.signature(handler.fn).parameters
+    return not CREDENTIAL_PARAMETERS.isdisjoint(inspect.signature(handler.fn).parameters)
 
 
 def _statuses(handler: HTTPRouteHandler) -> set[int]:

@@ -9,8 +9,10 @@ import asyncpg
 
 from litestar import Litestar, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
+from litestar.middleware import DefineMiddleware
 
 from services.http.api_docs import document_routes, openapi_with_security
+from services.http.auth import DEPENDENCIES
 from services.app.errors import SEED_REFUSED
 from services.config import Settings
 from services.http.docs_ui import assets_router, openapi_config
@@ -119,8 +121,10 @@ def build_app(settings: Settings, lifespan) -> Litestar:
             *document_routes([*ROUTES, *VERIFY_ROUTES, *TOURNAMENT_ROUTES, *AGENT_ROUTES, *ACCOUNT_ROUTES, *LOBBY_ROUTES, *WATCH_ROUTES]),
             assets_router(), *PAGE_ROUTES, *WATCH_PAGES, static_router(), metrics_route,
         ],
-        middleware=[observe_requests, SessionMiddleware],  # observe first: it sees every response's status
+        # observe first: it sees every response's status
+        middleware=[DefineMiddleware(observe_requests, log_access=settings.access_log), SessionMiddleware],
         lifespan=[lifespan],
+        dependencies=DEPENDENCIES,  # `caller` and `viewer`: the request's player, looked up once
         before_request=_before_request,
         request_max_body_size=settings.max_body_bytes,
         exception_handlers={

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import socket
 from contextlib import aclosing
 
@@ -36,10 +35,6 @@ from services.infra.watchers import Watching
 
 log = logging.getLogger("hanamichi.broadcast")
 
-BUFFER_BYTES = int(os.environ.get("HANAMICHI_SSE_SPECTATOR_BUFFER_BYTES", str(256 * 1024)))
-# The kernel's send buffer of a spectator socket (0: the kernel's own, autotuned).
-# A cap keeps what a stalled spectator can hold in the kernel small.
-SNDBUF_BYTES = int(os.environ.get("HANAMICHI_SSE_SPECTATOR_SNDBUF", "0"))
 RETRY_MS = 1000  # the reconnect hint: a cut client comes back after about this long
 ABORT_AFTER_S = 5.0  # a cut connection that does not read even its hint is dropped
 _KEEPALIVE_BYTES = KEEPALIVE.encode()
@@ -87,9 +82,12 @@ class Member:
 class Feed:
     """The live public events of one table, for this process's spectators."""
 
-    def __init__(self, feeds: dict, hub, games, table, keepalive_s: float, limit: int) -> None:
+    def __init__(self, feeds: dict, hub, games, table, keepalive_s: float, limit: int, sndbuf: int = 0) -> None:
         self.feeds, self.hub, self.games, self.table = feeds, hub, games, table
-        self.keepalive_s, self.limit = keepalive_s, limit
+        # `limit`: unsent bytes before a connection is cut; `sndbuf`: the
+        # kernel's send buffer of each socket (0: its own, autotuned), a cap
+        # keeps what a stalled spectator holds in the kernel small.
+        self.keepalive_s, self.limit, self.sndbuf = keepalive_s, limit, sndbuf
         self.members: set[Member] = set()
         self.sent = embargo.visible_upto(table, None)
         self.advanced = asyncio.Event()  # set (and replaced) whenever `sent` moves or the feed ends
@@ -97,10 +95,10 @@ class Feed:
         self.task = asyncio.create_task(self._run())
 
     def join(self, member: Member) -> None:
-        if SNDBUF_BYTES:
+        if self.sndbuf:
             sock = member.transport.get_extra_info("socket")
             if sock is not None:
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SNDBUF_BYTES)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.sndbuf)
         self.members.add(member)
 
     def leave(self, member: Member) -> None:
@@ -188,7 +186,9 @@ def feed_of(state, games, table) -> Feed:
     feeds = state.hub.feeds
     feed = feeds.get(table.game_id)
     if feed is None or feed.closed:
-        feed = feeds[table.game_id] = Feed(feeds, state.hub, games, table, state.settings.sse_keepalive_s, BUFFER_BYTES)
+        settings = state.settings
+        feed = feeds[table.game_id] = Feed(feeds, state.hub, games, table, settings.sse_keepalive_s,
+                                           settings.spectator_buffer_bytes, settings.spectator_sndbuf_bytes)
     return feed
 
 

@@ -22,10 +22,11 @@ Use: `uvicorn --http services.http.httpserver:GuardedHttpProtocol ...`, or
 from __future__ import annotations
 
 import ipaddress
-import os
 from collections import Counter
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from services.config import ProcessSettings
 
 _Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -69,10 +70,15 @@ _TOO_MANY_429 = _response(
 )
 
 
+# uvicorn builds the protocol by its dotted name, for each connection, with
+# no Settings to hand: its bounds are the process's (services/config.py).
+_BOUNDS = ProcessSettings.from_env()
+
+
 class GuardedHttpProtocol(HttpToolsProtocol):
-    request_timeout_s = float(os.environ.get("HANAMICHI_REQUEST_TIMEOUT_S", "10"))
-    max_per_address = int(os.environ.get("HANAMICHI_MAX_CONNECTIONS_PER_ADDRESS", "0"))
-    trusted_proxies = _networks(os.environ.get("HANAMICHI_TRUSTED_PROXIES", ""))
+    request_timeout_s = _BOUNDS.request_timeout_s
+    max_per_address = _BOUNDS.max_connections_per_address
+    trusted_proxies = _networks(_BOUNDS.trusted_proxies)
     # Open connections per counted address, in this process.
     open_by_address: Counter = Counter()
 

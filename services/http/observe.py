@@ -32,9 +32,9 @@ def _request_id(scope) -> str:
     return uuid.uuid4().hex[:16]
 
 
-def observe_requests(app):
-    """Litestar middleware factory: `middleware=[observe_requests]`."""
-    log_access = logs.access_log_on()
+def observe_requests(app, log_access: bool = False):
+    """Litestar middleware factory: `DefineMiddleware(observe_requests,
+    log_access=settings.access_log)`."""
 
     async def middleware(scope, receive, send) -> None:
         if scope["type"] != "http":

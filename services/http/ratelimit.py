@@ -17,6 +17,7 @@ from litestar import Request, Response
 
 from services.infra import keys as K
 from services.app.errors import ServiceError
+from services.http.auth import identify
 
 log = logging.getLogger("hanamichi.ratelimit")
 
@@ -48,16 +49,14 @@ class RateLimiter:
 
 
 async def limit_agents(request: Request) -> Response | None:
-    """Litestar before_request hook."""
-    authorization = request.headers.get("authorization")
-    if not authorization:
-        return None
+    """Litestar before_request hook. The caller is looked up here once and
+    kept for the route (services/http/auth.py)."""
     state = request.app.state
     try:
-        player = await state.players.authenticate(authorization)
+        player = await identify(request)
     except ServiceError:
         return None  # the route says what is wrong with the token
-    if player.kind != "agent":
+    if player is None or player.kind != "agent":
         return None
     if request.url.path == "/api/v1/agents/me/stream":
         return None  # an agent's own stream: reconnecting is never limited (issue 12)

@@ -1,6 +1,7 @@
 """Structured logs (issue 16): one JSON object per line on stderr, with the
 request id, game id and seat of the request being served where they apply.
 
+The environment is read by services/config.py (ProcessSettings, Settings):
 - HANAMICHI_LOG_LEVEL (default INFO). At INFO an idle server and an idle
   worker write nothing: arq's line per job (the 5 s sweep made two) is DEBUG
   here, and only starts, stops, outages and failures are INFO or above.
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
 import time
 from contextvars import ContextVar
@@ -63,12 +63,13 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, default=str, ensure_ascii=False)
 
 
-def configure(level: str | None = None) -> None:
-    """Once per process, before anything logs (cli main, app_from_env)."""
-    name = (level or os.environ.get("HANAMICHI_LOG_LEVEL") or "INFO").upper()
+def configure(level: str = "INFO", text: bool = False) -> None:
+    """Once per process, before anything logs (cli main, app_from_env), with
+    services.config.ProcessSettings' level and format."""
+    name = level.upper()
     numeric = logging.getLevelName(name) if isinstance(logging.getLevelName(name), int) else logging.INFO
     handler = logging.StreamHandler(sys.stderr)
-    if os.environ.get("HANAMICHI_LOG_FORMAT", "json").lower() == "text":
+    if text:
         handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
     else:
         handler.setFormatter(JsonFormatter())
@@ -84,6 +85,3 @@ def configure(level: str | None = None) -> None:
         logging.getLogger(name).handlers.clear()
         logging.getLogger(name).propagate = True
 
-
-def access_log_on() -> bool:
-    return os.environ.get("HANAMICHI_ACCESS_LOG", "").lower() in ("1", "true", "yes", "on")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import os
 import time
 from collections.abc import AsyncIterator, Callable
 
@@ -21,6 +20,7 @@ from litestar import Request, Response, get
 from prometheus_client import (
     CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess,
 )
+from prometheus_client import values
 from prometheus_client.core import GaugeMetricFamily
 
 log = logging.getLogger("hanamichi.metrics")
@@ -123,16 +123,22 @@ def timed_job(job: Callable) -> Callable:
     return run
 
 
+def _multiprocess() -> bool:
+    """prometheus-client writes this process's figures to files (it read
+    PROMETHEUS_MULTIPROC_DIR itself when it was imported)."""
+    return values.ValueClass is not values.MutexValue
+
+
 def process_dead(pid: int) -> None:
     """A child process of `serve` exited: its live gauges stop counting."""
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if _multiprocess():
         multiprocess.mark_process_dead(pid)
 
 
 # --- exposition ----------------------------------------------------------------
 
 def registry() -> CollectorRegistry:
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if _multiprocess():
         merged = CollectorRegistry()
         multiprocess.MultiProcessCollector(merged)
         return merged
@@ -181,10 +187,10 @@ async def metrics_route(request: Request) -> Response[bytes]:
     return Response(await exposition(request.app.state.get("pool")), media_type=CONTENT_TYPE_LATEST)
 
 
-def serve_for_worker() -> None:
-    """A standalone worker (k8s) exposes its own figures on HANAMICHI_METRICS_PORT."""
-    port = os.environ.get("HANAMICHI_METRICS_PORT")
+def serve_for_worker(port: int | None) -> None:
+    """A standalone worker (k8s) exposes its own figures on `port`
+    (HANAMICHI_METRICS_PORT, Settings.metrics_port)."""
     if port:
         from prometheus_client import start_http_server
 
-        start_http_server(int(port), registry=registry())
+        start_http_server(port, registry=registry())

@@ -8,6 +8,7 @@ import inspect
 from pathlib import Path
 
 from services.app.agents.settings import AgentSettings
+from services.config import agent_settings
 from services.app.games import policy
 from services.app.games.service import GameService
 
@@ -17,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_strike_limit_defaults_come_from_the_policy(monkeypatch):
     monkeypatch.delenv("HANAMICHI_AGENT_STRIKES", raising=False)
     assert AgentSettings().strike_limit == policy.STRIKE_LIMIT
-    assert AgentSettings.from_env().strike_limit == policy.STRIKE_LIMIT
+    assert agent_settings({}).strike_limit == policy.STRIKE_LIMIT
     default = inspect.signature(GameService.play_for_seat).parameters["strike_limit"].default
     assert default == policy.STRIKE_LIMIT
 

@@ -22,3 +22,18 @@ async def enter_tournament(agents: AgentService, tournaments: TournamentService,
     )
     publisher.publish(Notice(player_stream(agent.agent_id), 0, 0))
     return loaded
+
+
+async def register_self(agents: AgentService, tournaments: TournamentService, player: Player, tournament_id: str) -> Loaded:
+    """A player registers with its own token; an agent is held to the same
+    rule as its owner's route (issue 11, item 6)."""
+    if player.kind == "agent":
+        await agents.check_new_seat(player, (await tournaments.load(tournament_id)).state.settings.game)
+    return await tournaments.register(player, tournament_id)
+
+
+async def withdraw_agent(agents: AgentService, tournaments: TournamentService, owner: Player, agent_id: str,
+                         tournament_id: str) -> Loaded:
+    """The owner withdraws their agent from a tournament."""
+    agent = await agents.owned(owner, agent_id)
+    return await tournaments.withdraw(Player(agent.agent_id, agent.name, "agent"), tournament_id)

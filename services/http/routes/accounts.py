@@ -17,6 +17,7 @@ from services.http.api_docs import _error_spec
 from services.app.errors import Forbidden, Unauthorized
 from services.app.players import Player
 from services.app.sessions import CSRF_COOKIE, SESSION_COOKIE, SESSION_MAX_AGE_S
+from services.http import auth
 from services.http.sessions import same_origin
 
 Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
@@ -92,7 +93,7 @@ async def sign_in(request: Request, state: State, data: SignIn) -> Response[Sess
 async def read_session(request: Request, state: State, authorization: Auth) -> Response[SessionInfo]:
     """The signed-in player (cookie or Bearer), or 401."""
     try:
-        player = await state.players.authenticate(authorization)
+        player = await auth.caller(request)
     except Unauthorized as err:
         # An ended session's cookies are cleared, so the pages stop sending them.
         return Response({"code": err.code, "message": err.message}, status_code=401, cookies=_cookies(request, None))
@@ -111,7 +112,7 @@ async def sign_out(request: Request, state: State, authorization: Auth) -> None:
     cookie = request.cookies.get(SESSION_COOKIE)
     if _by_cookie(authorization):
         try:
-            await state.players.authenticate(authorization)  # a forged sign-out needs the CSRF token too
+            await auth.identify(request)  # a forged sign-out needs the CSRF token too
         except Unauthorized:
             pass  # already ended: just clear the cookies
         else:
@@ -120,19 +121,17 @@ async def sign_out(request: Request, state: State, authorization: Auth) -> None:
 
 
 @post("/api/v1/players/me/password", status_code=200)
-async def set_password(request: Request, state: State, data: NewPassword, authorization: Auth) -> SessionInfo:
+async def set_password(request: Request, state: State, data: NewPassword, caller: Player, authorization: Auth) -> SessionInfo:
     """Add or change the caller's password; the caller's other sessions end."""
-    player = await state.players.authenticate(authorization)
     cookie = request.cookies.get(SESSION_COOKIE) if _by_cookie(authorization) else None
-    await _accounts(state).set_password(player, data.password, cookie)
-    return await _info(state, player, cookie)
+    await _accounts(state).set_password(caller, data.password, cookie)
+    return await _info(state, caller, cookie)
 
 
 @post("/api/v1/players/me/token", status_code=200)
-async def rotate_token(state: State, authorization: Auth) -> TokenRotated:
+async def rotate_token(state: State, caller: Player) -> TokenRotated:
     """A new API token for the caller, shown once; the old one stops working."""
-    player = await state.players.authenticate(authorization)
-    return TokenRotated(player.player_id, player.name, await _accounts(state).rotate_token(player))
+    return TokenRotated(caller.player_id, caller.name, await _accounts(state).rotate_token(caller))
 
 
 ROUTES = [sign_in, read_session, sign_out, set_password, rotate_token]

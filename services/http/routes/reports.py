@@ -10,19 +10,14 @@ from litestar.datastructures import State
 from litestar.params import Parameter
 
 from services.app.agents.reports import MAX_TURNS_LIMIT, TURNS_LIMIT, AgentReports
+from services.app.players import Player
 from services.http.schemas import MAX_EPOCH_MS
 
-Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
-
-
-async def _owned(state: State, agent_id: str, authorization: str | None):
-    owner = await state.players.authenticate(authorization)
-    return await state.runtime.agents.owned(owner, agent_id)
 
 
 @get("/api/v1/agents/{agent_id:str}/turns")
 async def agent_turns(
-    state: State, agent_id: str, authorization: Auth,
+    state: State, agent_id: str, caller: Player,
     game_id: Annotated[str | None, Parameter(max_length=100)] = None,
     limit: Annotated[int, Parameter(ge=1, le=MAX_TURNS_LIMIT)] = TURNS_LIMIT,
     before: Annotated[float | None, Parameter(ge=0, le=MAX_EPOCH_MS)] = None,
@@ -30,13 +25,13 @@ async def agent_turns(
     """Every call of the agent, newest first: delivery id, game and version,
     times sent and answered, bank left, outcome, detail and the answer's
     first 200 bytes. Page on with `before=<next_before>`."""
-    agent = await _owned(state, agent_id, authorization)
+    agent = await state.runtime.agents.owned(caller, agent_id)
     return await AgentReports(state.pool, state.runtime.agents).turns(agent, game_id, limit, before)
 
 
 @get("/api/v1/agents/{agent_id:str}/sparring")
-async def list_sparring(state: State, agent_id: str, authorization: Auth) -> list[dict]:
-    agent = await _owned(state, agent_id, authorization)
+async def list_sparring(state: State, agent_id: str, caller: Player) -> list[dict]:
+    agent = await state.runtime.agents.owned(caller, agent_id)
     return await AgentReports(state.pool, state.runtime.agents).sparring_series(agent)
 
 

@@ -11,16 +11,16 @@ from litestar.datastructures import State
 from litestar.params import Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from services.http.schemas import MAX_ROUNDS, MAX_VERSION, NewTournament
+from services.app.agents.entries import register_self
 from services.app.games.service import now_ms
-from services.app.games import embargo
+from services.app.players import Player
 from services.app.ratings import queries as ratings
-from services.http.routes.games import resume_point
+from services.app.tournaments import following
 from services.app.tournaments.service import TournamentService
+from services.http.routes.games import resume_point
+from services.http.schemas import MAX_ROUNDS, MAX_VERSION, NewTournament
 from services.http.sse import KEEPALIVE
 from services.infra import metrics
-
-Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
 
 
 def _tn(state: State) -> TournamentService:
@@ -28,13 +28,12 @@ def _tn(state: State) -> TournamentService:
 
 
 @post("/api/v1/tournaments", status_code=201)
-async def create_tournament(state: State, data: NewTournament, authorization: Auth) -> dict:
+async def create_tournament(state: State, data: NewTournament, caller: Player) -> dict:
     """Settings: game, start_ms, table_size, format (swiss | round-robin |
     knockout), rounds, options, every_minutes, opens_ms, closes_ms,
     min_entrants, max_entrants, time_control {move_ms, bank_ms}, ranked,
     bots (fill | none | bots_only), fill_to, points, duplicate, advance."""
-    player = await state.players.authenticate(authorization)
-    return _tn(state).summary(await _tn(state).create(player, data.settings(now_ms())))
+    return _tn(state).summary(await _tn(state).create(caller, data.settings(now_ms())))
 
 
 @get("/api/v1/tournaments")
@@ -48,38 +47,18 @@ async def read_tournament(state: State, tournament_id: str) -> dict:
 
 
 @post("/api/v1/tournaments/{tournament_id:str}/registrations", status_code=200)
-async def register(state: State, tournament_id: str, authorization: Auth) -> dict:
-    player = await state.players.authenticate(authorization)
-    if player.kind == "agent":  # with its own token, the same rule as its owner's route (issue 11, item 6)
-        game = (await _tn(state).load(tournament_id)).state.settings.game
-        await state.runtime.agents.check_new_seat(player, game)
-    return _tn(state).summary(await _tn(state).register(player, tournament_id))
+async def register(state: State, tournament_id: str, caller: Player) -> dict:
+    return _tn(state).summary(await register_self(state.runtime.agents, _tn(state), caller, tournament_id))
 
 
 @delete("/api/v1/tournaments/{tournament_id:str}/registrations", status_code=200)
-async def withdraw(state: State, tournament_id: str, authorization: Auth) -> dict:
-    player = await state.players.authenticate(authorization)
-    return _tn(state).summary(await _tn(state).withdraw(player, tournament_id))
+async def withdraw(state: State, tournament_id: str, caller: Player) -> dict:
+    return _tn(state).summary(await _tn(state).withdraw(caller, tournament_id))
 
 
 @get("/api/v1/tournaments/{tournament_id:str}/standings")
 async def standings(state: State, tournament_id: str) -> dict:
-    import engines.tournament as tn
-
-    loaded = await _tn(state).load(tournament_id)
-    # A duplicate round in play counts no table's result yet (services.app.games.embargo).
-    shown = embargo.tournament_view(loaded.state, loaded.events)
-    names = {e.id: {"name": e.name, "kind": e.kind} for e in shown.entrants or shown.registered}
-    rows = shown.ranking or (tn.standings(shown) if shown.entrants else ())
-    running = shown.status == "running" and not shown.round_over
-    return {
-        "status": shown.status,
-        "round": shown.round,
-        "final": shown.status == "finished",
-        "standings": [{**msgspec.to_builtins(p), **names.get(p.entrant, {})} for p in rows],
-        # The current round's tables without a result shown yet.
-        "in_play": [t.table for t in shown.tables if t.table not in shown.results] if running else [],
-    }
+    return following.standings(await _tn(state).load(tournament_id))
 
 
 @get("/api/v1/tournaments/{tournament_id:str}/rounds/{round_no:int}")
@@ -89,33 +68,25 @@ async def round_tables(state: State, tournament_id: str, round_no: Annotated[int
 
 @get("/api/v1/tournaments/{tournament_id:str}/events")
 async def tournament_events(state: State, tournament_id: str, after: Annotated[int, Parameter(ge=0, le=MAX_VERSION)] = 0) -> dict:
-    loaded = await _tn(state).load(tournament_id)
-    version = embargo.tournament_upto(loaded.state, loaded.events)  # a duplicate round's results wait for its end
-    return {"version": version, "events": _tn(state).public_events(loaded, after)}
+    return following.events_after(_tn(state), await _tn(state).load(tournament_id), after)
 
 
 @get("/api/v1/tournaments/{tournament_id:str}/stream")
 async def tournament_stream(request: Request, state: State, tournament_id: str) -> ServerSentEvent:
-    service = _tn(state)
-    await service.load(tournament_id)  # 404 for an unknown tournament
-    last = resume_point(request)
+    feed = await following.follow(_tn(state), state.hub, tournament_id, resume_point(request), state.settings.sse_keepalive_s)
+    return ServerSentEvent(metrics.sse_stream("tournament", _messages(feed)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
-    async def messages():
-        sent = last
-        async with aclosing(state.hub.watch(tournament_id, state.settings.sse_keepalive_s)) as notices:
-            async for notice in notices:
-                if notice is None:
-                    yield KEEPALIVE
-                    continue
-                current = await service.load(tournament_id)
-                for item in service.public_events(current, sent):
-                    sent = item["version"]
-                    yield ServerSentEventMessage(data=msgspec.json.encode(item).decode(), id=sent, event="tournament")
-                if current.state.status in ("finished", "cancelled"):
-                    yield ServerSentEventMessage(data='{"status": "%s"}' % current.state.status, event="end", id=sent)
-                    return
 
-    return ServerSentEvent(metrics.sse_stream("tournament", messages()), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+async def _messages(feed):
+    """`following.follow`'s items as SSE messages (closing the feed when the client goes)."""
+    async with aclosing(feed):
+        async for item in feed:
+            if item is None:
+                yield KEEPALIVE
+            elif isinstance(item, following.Ended):
+                yield ServerSentEventMessage(data='{"status": "%s"}' % item.status, event="end", id=item.version)
+            else:
+                yield ServerSentEventMessage(data=msgspec.json.encode(item).decode(), id=item["version"], event="tournament")
 
 
 @get("/api/v1/leaderboards/{game:str}")
