@@ -2,8 +2,8 @@
 services/app/agents/dispatch.py when an agent's seat is awaited).
 
 One call: build the seat's payload (its own view only), sign it, POST it
-with no redirects, a size cap and a timeout of the time the seat has left
-(move time plus bank), then submit the answer like any move (command id
+(workers/agent_post.py) with no redirects, a size cap and a timeout of the
+time the seat has left (move time plus bank), then submit the answer like any move (command id
 `agent:<seat>:<version>`). A late, unreachable, crashing or malformed answer,
 or an illegal action, makes the service play the default move and record
 why (GameService.play_for_seat). Each call is a row of agent_turns: answer
@@ -27,40 +27,24 @@ import logging
 import time
 from collections import Counter
 
-import httpx
 import msgspec
 
-from services.app.agents.endpoints import EndpointRefused, resolve_endpoint
 from services.app.agents.settings import AgentSettings
-from services.app.agents.signing import signed_headers
 from services.app.errors import BadRequest, Conflict, ServiceError, Unprocessable
 from services.app.games.service import now_ms
 from services.app.games.turns import chance_now, opens_at
 from services.infra import keys as K
 from services.infra import metrics
+from workers.agent_post import OptionalAnswer, agent_client, post_to_agent
 
 log = logging.getLogger("hanamichi.agent_calls")
-ANSWER_HEAD = 200  # bytes of each answer kept for the owner's turn log (GET /api/v1/agents/{id}/turns)
-logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per agent call is too many
-
-
-class _Answer(msgspec.Struct):
-    action: dict
-
-
-class _OptionalAnswer(msgspec.Struct):
-    action: dict | None = None  # null (or no field): the agent lets the chance pass
 
 
 class AgentCaller:
     def __init__(self, runtime: Runtime, settings: AgentSettings) -> None:
         self.rt = runtime
         self.settings = settings
-        self.http = httpx.AsyncClient(
-            follow_redirects=False, trust_env=False,
-            limits=httpx.Limits(max_connections=2000, max_keepalive_connections=500),
-            headers={"User-Agent": "hanamichi-agent-caller/1"},
-        )
+        self.http = agent_client()
         self._tasks: set[asyncio.Task] = set()
         self.outcomes: Counter = Counter()  # calls settled, by outcome (workers/summary.py)
 
@@ -131,7 +115,8 @@ class AgentCaller:
         if agent is None or agent.mode != "push" or agent.status == "deleted":
             reason, detail, raw, answered_ms = "unreachable", "the agent was deleted", None, None
         else:
-            reason, detail, raw, answered_ms, answer = await self._post(agent, body, budget_ms, f"{game_id}:{version}:{seat}")
+            reason, detail, raw, answered_ms, answer = await post_to_agent(
+                self.http, self.settings, agent, body, budget_ms, f"{game_id}:{version}:{seat}")
             if reason in ("timeout", "unreachable"):
                 # Deleted while the call was in flight: that is why (issue 12).
                 now = await agents.get(holder.player_id)
@@ -178,8 +163,8 @@ class AgentCaller:
             "view": game.view(table.state, seat), "legal_actions": legal,
             "deadline_ms": move_ms, "time_bank_ms": 0, "optional": True,
         })
-        reason, detail, raw, answered_ms, _answer = await self._post(
-            agent, body, move_ms, f"{game_id}:{version}:{seat}:chance", _OptionalAnswer
+        reason, detail, raw, answered_ms, _answer = await post_to_agent(
+            self.http, self.settings, agent, body, move_ms, f"{game_id}:{version}:{seat}:chance", OptionalAnswer
         )
         if reason is not None or raw is None:
             return "passed"
@@ -220,58 +205,6 @@ class AgentCaller:
             if not played:
                 outcome = "stale"
         return outcome, detail
-
-    async def _post(self, agent, body: bytes, budget_ms: int, delivery: str, answer_type=_Answer):
-        """(reason, detail, action, answered_ms, answer); reason None when the
-        answer is usable. `answer` is the first ANSWER_HEAD bytes of the body
-        (or of an HTTP error's body), for the owner's turn log (issue 12)."""
-        settings = self.settings
-        try:
-            target = await resolve_endpoint(agent.endpoint, settings.allow_http, settings.allow_private)
-        except EndpointRefused as err:  # e.g. the name now resolves to a private address
-            return "unreachable", f"{err.code}: {err.message}", None, None, ""
-        headers = signed_headers(agent.secret, body)
-        headers["Host"] = target.host_header
-        headers["X-Hanamichi-Delivery"] = delivery
-        extensions = {"sni_hostname": target.sni} if target.url.startswith("https:") else {}
-        cap = settings.max_response_bytes
-        try:
-            async with asyncio.timeout(max(0.001, budget_ms / 1000)):
-                async with self.http.stream("POST", target.url, content=body, headers=headers, extensions=extensions) as resp:
-                    length = resp.headers.get("content-length")
-                    if length is not None and length.isdigit() and int(length) > cap:
-                        return "invalid_response", f"answer larger than {cap} bytes", None, time.time() * 1000, ""
-                    chunks, size = [], 0
-                    async for chunk in resp.aiter_bytes():
-                        size += len(chunk)
-                        if size > cap:
-                            return ("invalid_response", f"answer larger than {cap} bytes", None, time.time() * 1000,
-                                    _head(b"".join(chunks)))
-                        chunks.append(chunk)
-                    answered_ms = time.time() * 1000
-        except TimeoutError:
-            return "timeout", f"no answer within {budget_ms} ms", None, None, ""
-        except httpx.TimeoutException:
-            return "timeout", f"no answer within {budget_ms} ms", None, None, ""
-        except (httpx.TransportError, OSError) as exc:
-            return "unreachable", f"{type(exc).__name__}: {exc}"[:200], None, None, ""
-        data = b"".join(chunks)
-        head = _head(data)
-        if resp.is_redirect:
-            return "invalid_response", f"HTTP {resp.status_code}: redirects are not followed", None, answered_ms, head
-        if resp.status_code != 200:
-            return "invalid_response", f"HTTP {resp.status_code}", None, answered_ms, head
-        try:
-            answer = msgspec.json.decode(data, type=answer_type)
-        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
-            return "invalid_response", f"not {{\"action\": {{...}}}}: {exc}"[:200], None, answered_ms, head
-        return None, "", answer.action, answered_ms, head
-
-
-def _head(data: bytes) -> str:
-    """The first ANSWER_HEAD bytes of an answer as text (invalid UTF-8 shown
-    as U+FFFD, NUL dropped: PostgreSQL text cannot hold it)."""
-    return data[:ANSWER_HEAD].decode("utf-8", "replace").replace("\x00", "")
 
 
 def _caller(ctx: dict) -> AgentCaller:

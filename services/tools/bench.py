@@ -38,26 +38,15 @@ def add_bench_parser(sub) -> None:
                          help="stream: each seat waits for `turn` on its SSE stream; poll: a GET before each move")
     service.add_argument("--json", action="store_true")
     service.set_defaults(run=_bench_service)
-    _add_tournament_parser(which)
+    from services.tools.bench_tournament import add_tournament_parser
+
+    add_tournament_parser(which)
     from services.tools.bench_agents import add_agents_parser
 
     add_agents_parser(which)
     from services.tools.bench_spectators import add_spectators_parser
 
     add_spectators_parser(which)
-
-
-def _add_tournament_parser(which) -> None:
-    t = which.add_parser("tournament", help="an all-bot swiss tournament through the real workers")
-    t.add_argument("--entrants", type=int, default=1024)
-    t.add_argument("--table-size", type=int, default=4)
-    t.add_argument("--rounds", type=int, default=5)
-    t.add_argument("--game", default="kabuki-tricks")
-    t.add_argument("--workers", type=int, default=2, help="worker processes")
-    t.add_argument("--timeout", type=float, default=600)
-    t.add_argument("--worker-log", default="/tmp/hanamichi-bench-worker.log", help="worker output, one file per worker")
-    t.add_argument("--json", action="store_true")
-    t.set_defaults(run=_bench_tournament)
 
 
 async def raw_append_ceiling(dsn: str, seconds: float, connections: int = 8) -> float:
@@ -307,72 +296,3 @@ async def run_service_bench(args: argparse.Namespace, database_url: str, redis_u
 
 def _bench_service(args: argparse.Namespace) -> int:
     return run_bench(args, run_service_bench)
-
-
-async def run_tournament_bench(args: argparse.Namespace, database_url: str, redis_url: str) -> dict:
-    import engines.tournament as tn
-    from services.config import Settings
-    from services.app.games.service import now_ms
-    from services.bootstrap import Runtime
-
-    settings = Settings(database_url=database_url, redis_url=redis_url)
-    runtime = await Runtime.open(settings)
-    env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url)
-    workers = [
-        subprocess.Popen([sys.executable, "-m", "services.cli", "worker"], env=env,
-                         cwd=Path(__file__).resolve().parents[2], stdout=log, stderr=subprocess.STDOUT)
-        for log in [open(f"{args.worker_log}.{n}", "w") for n in range(args.workers)]
-    ]
-    try:
-        service = runtime.tournaments
-        loaded = await service.create(None, {
-            "game": args.game, "start_ms": now_ms() + 4_000 + 5 * args.entrants, "table_size": args.table_size,
-            "rounds": args.rounds, "bots": "bots_only", "min_entrants": 2, "max_entrants": args.entrants,
-            "ranked": True, "time_control": {"move_ms": 30_000, "bank_ms": 0},
-        })
-        tid = loaded.tournament_id
-        for n in range(1, args.entrants + 1):
-            await service.command(tid, tn.Register(entrant=tn.Entrant(id=f"bot-{n}", name=f"Bot {n}", kind="bot")))
-        # The worker starts it at its start time, as scheduled at creation.
-        await asyncio.sleep(max(0, loaded.state.settings.start_ms - now_ms()) / 1000)
-        started = time.perf_counter()
-        status = "registering"
-        while time.perf_counter() - started < args.timeout:
-            await asyncio.sleep(0.5)
-            status = (await service.load(tid)).state.status
-            if status in ("finished", "cancelled"):
-                break
-        elapsed = time.perf_counter() - started
-        row = await runtime.pool.fetchrow(
-            "SELECT count(*) AS games, count(*) FILTER (WHERE g.status = 'finished') AS finished,"
-            " coalesce(sum(s.version), 0) AS events FROM games g JOIN streams s ON s.stream_id = g.game_id::text"
-            " WHERE g.tournament_id = $1", tid,
-        )
-        actions = await runtime.pool.fetchval(
-            "SELECT count(*) FROM commands c JOIN games g ON c.stream_id = g.game_id::text"
-            " WHERE g.tournament_id = $1 AND c.command_id <> 'start:'", tid,
-        )
-    finally:
-        for worker in workers:
-            worker.terminate()
-        for worker in workers:
-            worker.wait(30)
-        await runtime.close()
-    return {
-        "entrants": args.entrants,
-        "table_size": args.table_size,
-        "rounds": args.rounds,
-        "status": status,
-        "games": row["games"],
-        "games_finished": row["finished"],
-        "events": int(row["events"]),
-        "actions": actions,
-        "wall_seconds": round(elapsed, 1),
-        "games_per_s": round(row["finished"] / elapsed, 2),
-        "actions_per_s": round(actions / elapsed, 1),
-        "workers": args.workers,
-    }
-
-
-def _bench_tournament(args: argparse.Namespace) -> int:
-    return run_bench(args, run_tournament_bench)

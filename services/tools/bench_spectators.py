@@ -227,49 +227,14 @@ async def _crowded(args, admin_url: str, redis_url: str, processes: int) -> dict
     }
 
 
-# --- the ceiling: a bare asyncio SSE broadcaster ---------------------------------
-
-async def _ceiling_server(port: int, clients: int, ticks: int, interval_s: float) -> None:
-    from services.tools.bench_crowd import raise_fd_limit
-
-    raise_fd_limit()
-    writers: list[asyncio.StreamWriter] = []
-    ready = asyncio.Event()
-
-    async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while (await reader.readline()) not in (b"\r\n", b"\n", b""):
-            pass
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n\r\n")
-        writers.append(writer)
-        if len(writers) >= clients:
-            ready.set()
-
-    server = await asyncio.start_server(accept, "127.0.0.1", port, backlog=4096)
-    print("ready", flush=True)
-    try:
-        await asyncio.wait_for(ready.wait(), 60)
-    except asyncio.TimeoutError:
-        pass  # the clients that could connect
-    sent: dict[int, float] = {}
-    for version in range(1, ticks + 1):
-        await asyncio.sleep(interval_s)
-        message = f"id: {version}\r\nevent: tick\r\ndata: {{}}\r\n\r\n".encode()
-        sent[version] = time.time()
-        for w in writers:
-            w.write(message)
-    for w in writers:
-        w.write(b"event: end\r\ndata: {}\r\n\r\n")
-        w.close()
-    server.close()
-    print(json.dumps(sent), flush=True)
-
+# --- the ceiling: a bare asyncio SSE broadcaster (services/tools/sse_ceiling.py) ----------
 
 async def _measure_ceiling(args, processes: int, ticks: int, interval_s: float) -> dict:
     from services.tools.bench_crowd import Crowd
 
     host, port = "127.0.0.1", args.port + 1
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "services.tools.bench_spectators", "--ceiling-server", str(port), str(args.clients),
+        sys.executable, "-m", "services.tools.sse_ceiling", str(port), str(args.clients),
         str(ticks), str(interval_s), stdout=asyncio.subprocess.PIPE, cwd=Path(__file__).resolve().parents[2],
     )
     crowd = Crowd(host, port, "/", args.clients, processes)
@@ -330,10 +295,3 @@ async def run_spectators_bench(args: argparse.Namespace, database_url: str, redi
         "goal_met": (served["spread_p99_ms"] or 1e9) < (150 if args.clients <= 2000 else 1000)
         and served["missing"] == 0 and (served["events_per_s"] >= 0.9 * alone["events_per_s"]),
     }
-
-
-if __name__ == "__main__" and sys.argv[1:2] == ["--ceiling-server"]:
-    port, clients, ticks, interval = sys.argv[2:6]
-    import uvloop  # the loop uvicorn runs the server on: the ceiling differs from it by our code alone
-
-    uvloop.run(_ceiling_server(int(port), int(clients), int(ticks), float(interval)))

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import os
 import signal
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 log = logging.getLogger("hanamichi.serve")
 
@@ -23,6 +25,20 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     except (OSError, AttributeError):
         pass
+
+
+def alive(pid: int) -> bool:
+    """The process exists and has not exited (a zombie has)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie (exited, not yet reaped by its parent) is not alive
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def _forget_metrics(pid: int) -> None:

