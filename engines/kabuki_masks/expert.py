@@ -23,8 +23,8 @@ to whoever is asked first (chance). Which empty-of-that-mask pile takes a
 card leaves every pile's count of each mask the same up to the piles'
 order, so it changes nothing; stacking a copy early takes that token on
 oneself; a Stop without a match costs a token. What is left is ending the
-last round on one's own last token while ahead, which did not occur in
-20,000 lean games of heuristics."""
+last round on one's own last token while ahead: some seat could, at some
+moment, in 14 of 20,000 lean games of heuristics (0.07%)."""
 
 from __future__ import annotations
 
