@@ -129,8 +129,8 @@ def _prime(bots: list, state: State) -> None:
             bot.seen = set(seen)
 
 
-# The playouts run on the lean state (lean.py, lean_bot.py: the same moves,
-# heuristic choices and outcomes as the engine's, tests/engines/test_lean_tezuma_trick.py);
-# `_round`, `_scores` and `_prime` say what they mirror.
+# The playouts run on the lean state (lean.py, lean_bot.py): the same moves,
+# heuristic choices, leads and step counts as the engine path that `_round`,
+# `_scores` and `_prime` describe (tests/engines/test_lean_tezuma_trick.py).
 SEARCH = Search(determinize=determinize, round_of=_round, scores=_scores, prime=_prime,
                 lean_playout=lean_playout, lean_random_game=lean_random_game)

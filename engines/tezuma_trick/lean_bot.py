@@ -135,7 +135,7 @@ def _play(lean: Lean, seat: int, legal: list[int]) -> int | None:
                 wins = holds = IS_TRUMP[card]
             else:
                 wins, holds = NUMBER_OF[card] > best_value, False
-            p_win = 0.0
+            strength = _STRENGTH[card] if second < 0 else _STRENGTH[card] + _STRENGTH[second]
             if wins:
                 if after_me == 0:
                     p_win = 1.0
@@ -149,13 +149,19 @@ def _play(lean: Lean, seat: int, legal: list[int]) -> int | None:
                         if unseen is None:
                             unseen = _unseen(lean, seat)
                         p_win = chances[key] = _hold_chance(n, value, led, after_me, unseen)
-            pain = pain_before + (SUIT_OF[card] == pain_suit) + (second >= 0 and SUIT_OF[second] == pain_suit)
-            if led == pain_suit:
-                pain += 0.6 * after_me
-            score = goal * p_win - 0.5 * pain * p_win
-            score += shed * (_STRENGTH[card] if second < 0 else _STRENGTH[card] + _STRENGTH[second])
-            if SUIT_OF[card] == pain_suit:
-                score += 0.04 * (1.0 - p_win)  # pain cards are best given away
+                pain = pain_before + (SUIT_OF[card] == pain_suit) + (second >= 0 and SUIT_OF[second] == pain_suit)
+                if led == pain_suit:
+                    pain += 0.6 * after_me
+                score = goal * p_win - 0.5 * pain * p_win
+                score += shed * strength
+                if SUIT_OF[card] == pain_suit:
+                    score += 0.04 * (1.0 - p_win)  # pain cards are best given away
+            else:
+                # p_win 0: the bot's first terms are a signed zero, and adding
+                # one changes no sum; 0.04 * (1.0 - 0.0) is 0.04 exactly.
+                score = shed * strength
+                if SUIT_OF[card] == pain_suit:
+                    score += 0.04
             if ability >= 0:
                 score -= _COST[ability]
         if score > best_score:
