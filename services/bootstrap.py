@@ -20,6 +20,7 @@ from services.app.agents.registry import AgentService
 from services.app.games.deadlines import Deadlines
 from services.app.games.housebots import HouseBots
 from services.app.games.service import GameService
+from services.app.games.timers import Timers, tables_in_play
 from services.app.games.cache import TableCache
 from services.app.players import Players
 from services.app.ratings.projection import RatingsProjector
@@ -49,6 +50,7 @@ class Runtime:
     tables: TableCache
     games: GameService
     bots: HouseBots
+    timers: Timers
     players: Players
     scheduler: Scheduler
     deadlines: Deadlines
@@ -64,6 +66,7 @@ class Runtime:
 
     async def close(self) -> None:
         await self.bots.close()
+        await self.timers.close()
         await self.watchers.close()
         await self.hub.close()
         await self.publisher.close()
@@ -85,26 +88,30 @@ async def open_runtime(settings: Settings) -> Runtime:
     scheduler = await Scheduler.connect(settings.redis_url)
     deadlines = Deadlines(scheduler)
     bots = HouseBots(games, settings.bot_delay_ms, settings.table_bot_delay_ms)
+    timers = Timers(games, bots_asked=bots.asked)  # KM-5a: a timer waits for the bots' chance
     players = Players(pool)
     tournaments = TournamentService(pool, store, publisher, games, scheduler)
     agents = AgentService(pool, players, settings.agents)
     agent_dispatch = AgentDispatch(agents, scheduler, publisher, settings.agents)
     # Every commit to a game stream, in this order: arm the turn's deadline,
-    # drive the house bots, record a finished tournament table, call or notify
-    # the agent whose turn it is.
+    # drive the house bots, arm the table's timer, record a finished
+    # tournament table, call or notify the agent whose turn it is.
     games.on_commit.extend([
         deadlines.on_commit,
         bots.on_commit,
+        timers.on_commit,
         tournaments.on_game_commit,
         agent_dispatch.on_commit,
     ])
     runtime = Runtime(
         settings=settings, pool=pool, redis=redis, store=store, publisher=publisher, hub=hub, tables=tables,
-        games=games, bots=bots, players=players, scheduler=scheduler, deadlines=deadlines, tournaments=tournaments,
+        games=games, bots=bots, timers=timers, players=players, scheduler=scheduler, deadlines=deadlines, tournaments=tournaments,
         agents=agents, agent_dispatch=agent_dispatch, watchers=Watchers(redis),
     )
     hub.start()
-    await bots.resume_all()
+    in_play = await tables_in_play(games)  # mid-game when a process stopped
+    bots.resume(in_play)
+    timers.resume(in_play)
     return runtime
 
 

@@ -14,6 +14,7 @@ import logging
 from arq.worker import func
 
 from services.app.games.policy import STRIKE_LIMIT
+from services.app.games.timers import STALL_S, tables_in_play
 from services.infra import keys as K
 from services.infra.metrics import timed_job
 from workers.agent_calls import agent_deadline, call_agent
@@ -48,8 +49,10 @@ async def reconcile(ctx: dict) -> dict:
         return move_ms + bank_ms + agents.backstop_grace_ms
 
     counts["deadlines_rearmed"] = await runtime.deadlines.sweep(runtime.games, agent_budget_ms)
-    # House-bot tables whose driver died with its process or an outage.
-    counts["bot_tables_resumed"] = await runtime.bots.sweep()
+    # Tables whose house-bot driver or timer died with its process or an outage.
+    idle = await tables_in_play(runtime.games, idle_s=STALL_S)
+    counts["bot_tables_resumed"] = runtime.bots.sweep(idle)
+    counts["timer_tables_resumed"] = runtime.timers.sweep(idle)
     return counts
 
 

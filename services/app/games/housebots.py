@@ -1,23 +1,26 @@
-"""House bots play their seats by themselves, and timed transitions fire.
+"""House bots play their seats by themselves, and nothing else.
 
-After every commit the table's driver (one asyncio task per live table) asks
-each house-bot seat that may act for an action, submits it through the same
-service function as a person's (command id `bot:<seat>:<version>`, so two
-processes driving one table cannot both move), and sleeps until the next
-timer when the rules make everyone wait (KM-3's stop window).
+After every commit the table's driver (one asyncio task per live table with
+a house bot) asks each house-bot seat that may act for an action and submits
+it through the same service function as a person's (command id
+`bot:<seat>:<version>`, so two processes driving one table cannot both
+move). Timed transitions are not the bots' work: services/app/games/timers.py
+fires them at every table, with or without bots; the driver only asks its
+bots again when time alone changes what they may do (KM-3: a placer may place
+once the stop window has passed), and tells the timers when every bot that
+may act was asked at a version (`asked`, KM-5a).
 
 A table must never stall (issue 11, item 8). A driver that fails (PostgreSQL
 restarting, say) is started again after a backoff in its own process, and
 the worker's sweep (`sweep`, every 5 s) starts a driver for any table in play
-that a house bot or a due timer should have moved but nobody did for a few
-seconds (its process died, or lost the table)."""
+whose house bot's move is awaited but that nobody moved for a few seconds
+(its process died, or lost the table)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 
-from engines.core import Ctx
 from services.app.errors import ServiceError
 from services.infra import keys as K
 from services.app.games.service import GameService, now_ms
@@ -25,9 +28,6 @@ from services.app.games.tables import Table
 
 log = logging.getLogger("hanamichi.housebots")
 
-# A table a house bot or a due timer should move, untouched this long, has no
-# working driver: the sweep gives it one.
-STALL_S = 3.0
 RETRY_MAX_S = 5.0
 
 
@@ -41,6 +41,7 @@ class HouseBots:
         self.people_delay_ms = max(delay_ms, people_delay_ms or 0)
         self._closing = False
         self._retry_s: dict[str, float] = {}  # game id -> next backoff after a failed driver
+        self._asked_at: dict[str, int] = {}  # game id -> version every bot that may act was asked at
         self.restarts = 0  # drivers started again after a failure (figures for tests)
 
     def on_commit(self, table: Table, events: list) -> None:
@@ -58,59 +59,57 @@ class HouseBots:
 
     def kick(self, table: Table) -> None:
         if self._closing or table.state is None or table.over:
+            self._asked_at.pop(table.game_id, None)
             return
-        # Nothing to drive at a table of people with no timer pending.
-        if not any(h is not None and h.bot for h in table.seats) and table.game.next_timer(table.state) is None:
-            return
+        if not any(h is not None and h.bot for h in table.seats):
+            return  # a table of people: nothing for house bots to do
         if table.runtime.driver is None or table.runtime.driver.done():
             table.runtime.driver = asyncio.create_task(self._drive(table))
 
     async def close(self) -> None:
         self._closing = True
 
+    async def asked(self, table: Table) -> bool:
+        """For the timers (KM-5a): True once every house bot that may act was
+        asked at the table's version (waiting for, or starting, its driver);
+        False if the driver failed first."""
+        if table.state is None or not any(table.bot_for(seat) is not None for seat in table.game.to_act(table.state)):
+            return True
+        version = table.version
+        if self._asked_at.get(table.game_id) != version:
+            self.kick(table)
+            driver = table.runtime.driver
+            if driver is not None:
+                await asyncio.wait([driver])  # its failure is its own to log and retry
+        return self._asked_at.get(table.game_id) == version or table.version != version
+
     @staticmethod
     def needs_driver(table: Table) -> bool:
-        """A house bot's move is awaited, or a due timer would write events.
-        Not an optional chance (a Kabuki masks Stop, KM-2) nor a timer that
-        has passed with nothing to do (KM-3's window while a person places):
-        a table waiting on a person is not stalled, and the sweep must not
-        warn and drive it every 5 s for as long as that person thinks."""
+        """A house bot's move is awaited. Not an optional chance (a Kabuki
+        masks Stop, KM-2): a table waiting on a person is not stalled, and the
+        sweep must not warn and drive it every 5 s for as long as that person
+        thinks."""
         if table.state is None or table.over:
             return False
-        game, state = table.game, table.state
-        if any(table.bot_for(seat) is not None for seat in game.waiting_for(state)):
-            return True
-        due = game.next_timer(state)
-        now = now_ms()
-        return due is not None and due <= now and bool(game.on_timer(state, Ctx(now)))
+        return any(table.bot_for(seat) is not None for seat in table.game.waiting_for(table.state))
 
-    async def sweep(self, stall_s: float = STALL_S) -> int:
-        """Start a driver for every table in play that should have moved
-        (`needs_driver`) but has written nothing for `stall_s`; mark finished
-        the tables whose log ended but whose row missed it (PostgreSQL went
-        away right after the last commit). Returns how many it picked up."""
-        rows = await self.games.pool.fetch(
-            "SELECT g.game_id::text AS id, extract(epoch FROM now() - (SELECT e.recorded_at FROM events e"
-            " WHERE e.stream_id = g.game_id::text ORDER BY e.version DESC LIMIT 1)) AS idle_s"
-            " FROM games g WHERE g.status = 'playing'"
-        )
+    def sweep(self, idle: list[Table]) -> int:
+        """Of the tables idle past timers.STALL_S (`timers.tables_in_play`),
+        start a driver for those awaiting a house bot's move that no driver
+        here holds. Returns how many it picked up."""
         picked = 0
-        for row in rows:
-            if row["idle_s"] is not None and row["idle_s"] < stall_s:
-                continue
-            try:
-                table = await self.games.load(row["id"])
-            except Exception as exc:
-                log.warning("sweep could not load %s: %s", row["id"], exc)
-                continue
-            if table.over:
-                await self.games._mark_finished(table.game_id)  # then the reconcile sweep records it
-                picked += 1
-            elif self.needs_driver(table) and (table.runtime.driver is None or table.runtime.driver.done()):
-                log.warning("table %s stalled %.0f s with no driver; driving it from here", table.game_id, row["idle_s"] or 0)
+        for table in idle:
+            if self.needs_driver(table) and (table.runtime.driver is None or table.runtime.driver.done()):
+                log.warning("table %s stalled with no driver; driving it from here", table.game_id)
                 self.kick(table)
                 picked += 1
         return picked
+
+    def resume(self, tables: list[Table]) -> int:
+        """At start-up: the tables in play that were mid-game when a process stopped."""
+        for table in tables:
+            self.kick(table)
+        return len(tables)
 
     def _failed(self, table: Table) -> None:
         """Start the table's driver again after a backoff (0.5 s doubling to 5 s)."""
@@ -124,24 +123,14 @@ class HouseBots:
 
         asyncio.get_running_loop().call_later(delay, again)
 
-    async def resume_all(self) -> int:
-        """At start-up: tables that were mid-game when a process stopped."""
-        # Every game in play: kick() itself skips tables with no house bot
-        # and no timer pending (any game may have timers, e.g. KM-5, TT hands).
-        rows = await self.games.pool.fetch("SELECT game_id::text AS id FROM games WHERE status = 'playing'")
-        for row in rows:
-            try:
-                self.kick(await self.games.load(row["id"]))
-            except Exception as exc:
-                log.warning("could not resume %s: %s", row["id"], exc)
-        return len(rows)
-
     async def _drive(self, table: Table) -> None:
         asked: dict[int, int] = {}  # seat -> version it was last asked at
-        fired: tuple[int, int] | None = None  # (version, due) of the timer already fired
+        since = (-1, 0)  # (version, ms): when its bots were first asked at that version
         try:
             while not self._closing and not table.over:
                 game, state, version = table.game, table.state, table.version
+                if since[0] != version:
+                    since = (version, now_ms())
                 moved = False
                 for seat in sorted(game.to_act(state)):
                     bot = table.bot_for(seat)
@@ -153,7 +142,7 @@ class HouseBots:
                     legal = game.legal_actions(state, seat, now_ms())
                     if not legal:
                         continue
-                    view = None if getattr(bot, "blind", False) else game.view(state, seat)
+                    view = None if bot.blind else game.view(state, seat)
                     action = bot.act(view, legal, table.bot_rng(seat))
                     if action is None:
                         continue
@@ -174,22 +163,20 @@ class HouseBots:
                             log.warning("house bot %s at %s refused: %s", seat, table.game_id, err.message)
                     moved = True
                     break
-                if moved:
+                if moved or table.version != version:
                     continue
-                if table.version != version:
-                    continue
+                # Every bot that may act was asked at this version; none moved.
                 due = game.next_timer(state)
-                if due is None or fired == (version, due):
-                    return  # nothing more until the next commit kicks the driver
-                await asyncio.sleep(max(0, due - now_ms()) / 1000 + 0.001)
-                if table.version == version:
-                    # Only at the version every bot was just asked at: a
-                    # timer that ends a round must not overtake the bots'
-                    # chance at a newer last card (KM-5a), e.g. when this
-                    # copy of the table was behind another process's.
-                    await self.games.on_timer(table.game_id, version)
-                    fired = (version, due)
-                asked.clear()
+                if due is not None and due > since[1]:
+                    # Time alone changes what they may do then (KM-3: the
+                    # placer may place): ask them again once it has passed.
+                    # The timer itself, if it writes anything, is timers.py's.
+                    await asyncio.sleep(max(0, due - now_ms()) / 1000 + 0.001)
+                    asked.clear()
+                    since = (version, now_ms())
+                    continue
+                self._asked_at[table.game_id] = version
+                return  # nothing more until the next commit kicks the driver
         except asyncio.CancelledError:
             raise
         except Exception as exc:
