@@ -132,7 +132,7 @@ def test_tournament_tables_pace_bots_only_where_people_sit():
     """Tables without their own bot_delay_ms (tournaments): people's pace
     where a person sits, the process's (instant) elsewhere."""
     from services.app.games.housebots import HouseBots
-    from services.app.games.tables import SeatHolder, Table
+    from services.app.games.tables import LobbyRecord, SeatHolder, Table
 
     class Games:
         on_commit: list = []
@@ -142,7 +142,7 @@ def test_tournament_tables_pace_bots_only_where_people_sit():
     def table(kinds, own=None):
         seats = [SeatHolder(i, None if k == "bot" else f"p{i}", "random" if k == "bot" else None, k, k)
                  for i, k in enumerate(kinds)]
-        return Table("g", None, len(kinds), None, False, 1, "playing", None, seats, bot_delay_ms=own)
+        return Table(LobbyRecord("g", None, len(kinds), None, False, 1, "playing", None, seats, bot_delay_ms=own))
 
     assert bots.delay_for(table(["human", "bot", "bot"])) == 700
     assert bots.delay_for(table(["bot", "bot", "bot"])) == 0
