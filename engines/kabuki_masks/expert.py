@@ -35,8 +35,9 @@ from msgspec.structs import replace
 from engines.expert import Search
 
 from . import lean
+from .cards import CARDS, ROUNDS
 from .events import Placed, Revealed, RoundStarted
-from .state import CARDS, ROUNDS, State
+from .state import State
 
 
 def determinize(events: list, seat: int, view, rng: random.Random) -> list:

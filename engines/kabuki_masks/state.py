@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 from msgspec.structs import replace
 
-from engines.kabuki_masks.cards import CARDS, EMPTY_PILES, ROUNDS  # noqa: F401  (CARDS, ROUNDS: expert.py)
+from engines.kabuki_masks.cards import EMPTY_PILES
 from engines.kabuki_masks.events import (
     GameEnded,
     Placed,
