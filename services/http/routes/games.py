@@ -26,10 +26,8 @@ from services.app.games.info import GameInfo, game_info
 from services.app.games.service import ActionAccepted, GameService
 from services.http.game_stream import game_sse
 from services.http.input import parse_version
-from services.app.players import Player, Players
+from services.app.players import Player
 from services.app.games.clocks import seat_clocks
-
-Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
 
 
 # --- request and response bodies ----------------------------------------------
@@ -86,19 +84,8 @@ class Replay(msgspec.Struct):
 
 # --- helpers -----------------------------------------------------------------
 
-def _players(state: State) -> Players:
-    return state.players
-
-
 def _games(state: State) -> GameService:
     return state.games
-
-
-async def _viewer(state: State, authorization: str | None) -> Player | None:
-    """Reading is open to spectators; a token, when sent, must be valid."""
-    if authorization is None:
-        return None
-    return await _players(state).authenticate(authorization)
 
 
 # --- routes ------------------------------------------------------------------
@@ -150,23 +137,21 @@ async def create_player(state: State, data: NewPlayer) -> PlayerCreated:
 
 
 @post("/api/v1/games", status_code=201)
-async def create_game(state: State, data: NewGame, authorization: Auth) -> GameInfo:
-    player = await _players(state).authenticate(authorization)
+async def create_game(state: State, data: NewGame, caller: Player) -> GameInfo:
     if data.time_control is not None:
         for_people(data.time_control)  # its seats are for people
     table = await _games(state).create_game(
-        player, data.game, data.players, data.options, data.ranked,
+        caller, data.game, data.players, data.options, data.ranked,
         msgspec.to_builtins(data.time_control) if data.time_control else None,
         state.settings.table_bot_delay_ms if data.bot_delay_ms is None else data.bot_delay_ms,
     )
-    return game_info(table, player, state.settings.agents)
+    return game_info(table, caller, state.settings.agents)
 
 
 @get("/api/v1/games/{game_id:str}")
-async def read_game(state: State, game_id: str, authorization: Auth) -> GameInfo:
-    player = await _viewer(state, authorization)
+async def read_game(state: State, game_id: str, viewer: Player | None) -> GameInfo:
     table = await _games(state).load(game_id)
-    info = game_info(table, player, state.settings.agents)
+    info = game_info(table, viewer, state.settings.agents)
     if info.time_control is not None and info.status == "playing":
         info.clock = await seat_clocks(state.pool, state.runtime.agents, table, info.time_control)
     info.spectators = await state.runtime.watchers.one(table.game_id)
@@ -174,32 +159,29 @@ async def read_game(state: State, game_id: str, authorization: Auth) -> GameInfo
 
 
 @post("/api/v1/games/{game_id:str}/seats", status_code=200)
-async def take_seat(state: State, game_id: str, authorization: Auth, data: TakeSeat | None = None) -> GameInfo:
-    player = await _players(state).authenticate(authorization)
-    if player.kind == "agent":  # a paused agent takes no seat; only declared games (issue 11, item 6)
-        await state.runtime.agents.check_new_seat(player, (await _games(state).tables.get(game_id)).game.name)
-    table = await _games(state).take_seat(player, game_id, data.seat if data else None)
-    return game_info(table, player, state.settings.agents)
+async def take_seat(state: State, game_id: str, caller: Player, data: TakeSeat | None = None) -> GameInfo:
+    if caller.kind == "agent":  # a paused agent takes no seat; only declared games (issue 11, item 6)
+        await state.runtime.agents.check_new_seat(caller, (await _games(state).tables.get(game_id)).game.name)
+    table = await _games(state).take_seat(caller, game_id, data.seat if data else None)
+    return game_info(table, caller, state.settings.agents)
 
 
 @post("/api/v1/games/{game_id:str}/bots", status_code=200)
-async def seat_bot(state: State, game_id: str, data: SeatBot, authorization: Auth) -> GameInfo:
-    player = await _players(state).authenticate(authorization)
-    table = await _games(state).seat_bot(player, game_id, data.seat, data.bot)
-    return game_info(table, player, state.settings.agents)
+async def seat_bot(state: State, game_id: str, data: SeatBot, caller: Player) -> GameInfo:
+    table = await _games(state).seat_bot(caller, game_id, data.seat, data.bot)
+    return game_info(table, caller, state.settings.agents)
 
 
 @post("/api/v1/games/{game_id:str}/actions", status_code=200)
-async def submit_action(state: State, game_id: str, data: Submit, authorization: Auth) -> Response[ActionAccepted]:
-    player = await _players(state).authenticate(authorization)
+async def submit_action(state: State, game_id: str, data: Submit, caller: Player) -> Response[ActionAccepted]:
     try:
-        accepted = await _games(state).submit(game_id, player, data.action, data.command_id, data.expected_version)
+        accepted = await _games(state).submit(game_id, caller, data.action, data.command_id, data.expected_version)
     except Unprocessable as err:
         metrics.refused(err.code)
-        if player.kind == "agent":
+        if caller.kind == "agent":
             # A pull agent refused until its deadline is struck `illegal_action`
             # with this refusal as detail, not `timeout` (issue 12).
-            await state.runtime.agents.note_refusal(game_id, player.player_id, f"{err.code}: {err.message}")
+            await state.runtime.agents.note_refusal(game_id, caller.player_id, f"{err.code}: {err.message}")
         raise
     except ServiceError as err:
         metrics.refused(err.code)
@@ -212,26 +194,24 @@ async def submit_action(state: State, game_id: str, data: Submit, authorization:
 
 @get("/api/v1/games/{game_id:str}/events")
 async def read_events(
-    state: State, game_id: str, authorization: Auth, after: Annotated[int, Parameter(ge=0, le=MAX_VERSION)] = 0
+    state: State, game_id: str, viewer: Player | None, after: Annotated[int, Parameter(ge=0, le=MAX_VERSION)] = 0
 ) -> EventsPage:
-    player = await _viewer(state, authorization)
     games = _games(state)
     table = await games.load(game_id)
-    viewer = table.seat_of(player.player_id) if player else None
-    return EventsPage(table.version, queries.events_after(table, viewer, after))
+    seat = table.seat_of(viewer.player_id) if viewer else None
+    return EventsPage(table.version, queries.events_after(table, seat, after))
 
 
 @get("/api/v1/games/{game_id:str}/replay")
 async def replay(
     state: State,
     game_id: str,
-    authorization: Auth,
+    viewer: Player | None,
     at: Annotated[int | None, Parameter(ge=0, le=MAX_VERSION)] = None,
     seat: Annotated[int | None, Parameter(ge=0, le=MAX_SEATS - 1)] = None,
 ) -> Replay:
-    player = await _viewer(state, authorization)
     table = await _games(state).load(game_id)
-    at, view = queries.replay_view(table, player, at, seat)
+    at, view = queries.replay_view(table, viewer, at, seat)
     return Replay(at, table.version, seat, view)
 
 
@@ -243,13 +223,12 @@ async def export(state: State, game_id: str) -> Response[bytes]:
 
 
 @get("/api/v1/games/{game_id:str}/stream")
-async def stream(request: Request, state: State, game_id: str, authorization: Auth) -> ServerSentEvent:
-    player = await _viewer(state, authorization)
+async def stream(request: Request, state: State, game_id: str, viewer: Player | None) -> ServerSentEvent:
     games = _games(state)
     table = await games.load(game_id)
     last = resume_point(request)
     cycle = (request.scope.get("extensions") or {}).get("hanamichi.cycle")
-    return ServerSentEvent(metrics.sse_stream("game", game_sse(state, games, table, player, last, cycle)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return ServerSentEvent(metrics.sse_stream("game", game_sse(state, games, table, viewer, last, cycle)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 def resume_point(request: Request) -> int:
