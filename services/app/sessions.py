@@ -1,7 +1,8 @@
 """Browser sessions (issue 14): a signed session cookie, and CSRF checks for
 the writes it authenticates.
 
-Every route reads its caller through `Players.authenticate(Authorization)`.
+Every route reads its caller through `Players.authenticate(Authorization)`,
+once per request (services/http/auth.py).
 So that the cookie works on every route a Bearer token works on (SSE seat
 streams included: EventSource cannot send headers), `SessionMiddleware`
 turns a request that carries the cookie and no Authorization header into one
