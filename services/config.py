@@ -1,7 +1,7 @@
 """Settings from the environment, read once at the composition root.
 
 This module is the only one of the service that reads the environment
-(tests/architecture/test_one_home.py holds it; the command-line tools may read
+(tests/architecture/test_environment.py holds it; the command-line tools may read
 their own process's). `Settings.from_env` is read where a process starts and
 handed to services/bootstrap.py, which passes each part to what needs it.
 `ProcessSettings.from_env` is the one helper for what is set up before any
