@@ -6,8 +6,8 @@ their own process's). `Settings.from_env` is read where a process starts and
 handed to services/bootstrap.py, which passes each part to what needs it.
 `ProcessSettings.from_env` is the one helper for what is set up before any
 Settings exists, or where a library builds our object by name: the log
-handler, a worker's metrics port, and uvicorn's protocol class
-(services/http/httpserver.py), which uvicorn instantiates itself."""
+handler, and uvicorn's protocol class (services/http/httpserver.py), which
+uvicorn instantiates itself."""
 
 from __future__ import annotations
 
