@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass
 
 import msgspec
 
@@ -39,8 +38,7 @@ def events_after(service: TournamentService, loaded: Loaded, after: int) -> dict
     return {"version": embargo.tournament_upto(loaded.state, loaded.events), "events": service.public_events(loaded, after)}
 
 
-@dataclass(frozen=True)
-class Ended:
+class Ended(msgspec.Struct, frozen=True):
     """The tournament is over: the last item of `follow`."""
 
     status: str  # finished | cancelled
