@@ -21,7 +21,7 @@ tests/engines/test_lean_tezuma_trick.py plays it side by side with the engine.
 from __future__ import annotations
 
 import random
-from bisect import insort
+from bisect import bisect_left, insort
 from functools import lru_cache
 
 from engines.tezuma_trick.cards import (
@@ -36,6 +36,7 @@ from engines.tezuma_trick.cards import (
     NOT_FOR_LEADER,
     NUMBER_OF,
     PAPER_EGG,
+    RANKS,
     SUIT_OF,
     TRICKS_PER_HAND,
     deck_for,
@@ -56,10 +57,11 @@ _QUEUES = {n: [seats_from(leader, n) for leader in range(n)] for n in (3, 4)}
 def _by_suit(cards) -> list[list[int]]:
     """A hand as four sorted lists, one per suit: following suit (TT-6)
     reads one list, and their concatenation is the sorted hand."""
-    hand: list[list[int]] = [[], [], [], []]
-    for card in sorted(cards):
-        hand[SUIT_OF[card]].append(card)
-    return hand
+    hand = sorted(cards)
+    one = bisect_left(hand, RANKS)
+    two = bisect_left(hand, 2 * RANKS, one)
+    three = bisect_left(hand, 3 * RANKS, two)
+    return [hand[:one], hand[one:two], hand[two:three], hand[three:]]
 
 
 @lru_cache(maxsize=64)
