@@ -81,6 +81,8 @@ async def test_a_table_of_people_ends_its_masks_round_by_the_timer_alone():
     assert isinstance(written[0], RoundEnded) and written[0].reason == "deck_empty"
     assert isinstance(written[1], RoundStarted) and written[1].round == 2
     assert not games.timers.pending("g"), "nothing is due while a person places"
+    games.timers.on_commit(table, [])
+    assert not games.timers.pending("g"), "no task for a window that only makes the placer wait (KM-3)"
 
 
 async def test_a_timer_waits_for_the_house_bots_to_be_asked_and_fires_only_if_nothing_was_played():

@@ -96,7 +96,14 @@ class Timers:
         self.kick(table)
 
     def kick(self, table: Table) -> None:
-        if self._closing or table.state is None or table.over or table.game.next_timer(table.state) is None:
+        if self._closing or table.state is None or table.over:
+            return
+        # Only a timer that will write something once due: not KM-3's window
+        # while a seat is to place (only a wait for the placer), so a table of
+        # people holds no task for every card placed.
+        game, state = table.game, table.state
+        due = game.next_timer(state)
+        if due is None or not game.on_timer(state, Ctx(max(due, now_ms()))):
             return
         game_id = table.game_id
         task = self._tasks.get(game_id)
