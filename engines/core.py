@@ -210,7 +210,9 @@ class Game(Generic[S, E, A, O]):
     # seat acting and no time passing (a trick scored, the next hand or round
     # dealt, the game's end); [] when a seat or a timer moves the game next.
     # `decide` and `on_timer` already end with them (`settle`), so callers
-    # never apply them; the conformance suite checks none is left pending.
+    # never apply them; the conformance suite checks none is left pending,
+    # and that a step's events after its first are exactly these (no handler
+    # appends one of its own).
     automatic: Callable[[S], list[E]] = lambda state: []
     # Test support for the conformance suite: the card identities a viewer
     # must not know in a state, every card identity a view or a redacted
