@@ -4,7 +4,8 @@ decoded log, command outcomes) and this process's runtime (lock, bots,
 driver, strikes). PostgreSQL stays the truth; a table that another process
 moved on is caught up from it when a commit notice says the copy is behind
 (GameService.refresh, issue 16), and the version check on append is the
-backstop for a notice still on its way."""
+backstop for a notice still on its way. (A little over 300 lines: the
+Table's one-line accessors, which spare its many readers the three parts.)"""
 
 from __future__ import annotations
 
