@@ -27,6 +27,7 @@ from functools import lru_cache
 from engines.tezuma_trick.cards import (
     ABILITY_USES,
     BUTTERFLY_DANCE,
+    CHICKS,
     CUP_AND_BALL,
     FIRE_BREATHING,
     FIVE_COLOR_SAND,
@@ -35,6 +36,7 @@ from engines.tezuma_trick.cards import (
     MANY_UMBRELLAS,
     NOT_FOR_LEADER,
     NUMBER_OF,
+    PAIL_DANCE,
     PAPER_EGG,
     RANKS,
     SUIT_OF,
@@ -50,6 +52,10 @@ EGG, SAND = -1, -2
 PAIN, ABILITY, BID = -16, -32, -64  # a pick is one of these minus the suit / ability / bid
 DRAFTING, PLAYING, DONE = 0, 1, 2
 _PHASES = {DRAFT: DRAFTING, PLAY: PLAYING}
+# `Lean.special`: a bit per ability used in the trick. Chicks and Pail Dance
+# change only who leads next (TT-13); Fire Breathing returns a card (TT-9).
+LEADS_ONLY = 1 << CHICKS | 1 << PAIL_DANCE
+_FIRE = 1 << FIRE_BREATHING
 _SINGLE = tuple((card,) for card in range(48))
 _QUEUES = {n: [seats_from(leader, n) for leader in range(n)] for n in (3, 4)}
 
@@ -138,7 +144,10 @@ class Lean:
         lean.queue = list(state.queue)
         lean.plays = list(state.plays)
         lean.led, lean.egged = state.led, state.egged
-        lean.special = any(ability >= 0 for _, _, ability in state.plays)
+        lean.special = 0
+        for _, _, ability in state.plays:
+            if ability >= 0:
+                lean.special |= 1 << ability
         lean.suit_cost = [0, 0, 0, 0]  # what the trick's cards of each suit cost (TT-2)
         for _, cards, _ in state.plays:
             for card in cards:
@@ -159,7 +168,7 @@ class Lean:
         self.pain, self.bid, self.ability, self.uses = [-1] * n, [-1] * n, [-1] * n, [0] * n
         self.hands = [_by_suit(deck[s * TRICKS_PER_HAND:(s + 1) * TRICKS_PER_HAND]) for s in range(n)]
         self.shown = set()
-        self.trick_no, self.queue, self.plays, self.led, self.egged, self.special = 0, [], [], -1, -1, False
+        self.trick_no, self.queue, self.plays, self.led, self.egged, self.special = 0, [], [], -1, -1, 0
         self.suit_cost = [0, 0, 0, 0]
         self.tricks, self.pained = [0] * n, [0] * n
 
@@ -250,7 +259,7 @@ class Lean:
             suit_cost[SUIT_OF[card]] += cost[card]
         if ability >= 0:
             self.uses[seat] -= 1
-            self.special = True
+            self.special |= 1 << ability
         if self.shown:
             self.shown.difference_update(cards)
         if self.led < 0 and cards:
@@ -277,24 +286,22 @@ class Lean:
             self.queue = list(seats_from(self.dealer + 1, self.players))
 
     def _trick_won(self) -> None:
-        plays, n, led = self.plays, self.players, self.led
-        if self.special:  # an ability was used: the engine's own trick rules (TT-9..TT-13)
-            winner = trick_winner(plays, led)[0]
+        plays, n, led, special = self.plays, self.players, self.led, self.special
+        # Abilities used: the engine's own trick rules (tricks.py) for what they change.
+        winner = trick_winner(plays, led)[0] if special & ~LEADS_ONLY else plain_winner(plays, led)
+        returned = -1
+        if special & _FIRE:
             returned, owner = fire_breathing_return(plays)  # TT-9: the lower card goes back, publicly
-            if returned >= 0:
-                insort(self.hands[owner][SUIT_OF[returned]], returned)
-                self.shown.add(returned)
-            leader = next_leader(plays, winner, n)
-        else:
-            winner = leader = plain_winner(plays, led)
-            returned = -1
+            insort(self.hands[owner][SUIT_OF[returned]], returned)
+            self.shown.add(returned)
+        leader = next_leader(plays, winner, n) if special & LEADS_ONLY else winner  # TT-13
         suit = self.pain[winner]
         # The pile: the trick's cards but the returned one (TT-2 prices it).
         self.pained[winner] += self.suit_cost[suit] - (self.cost[returned] if returned >= 0 and SUIT_OF[returned] == suit else 0)
         self.tricks[winner] += 1
         self.trick_no += 1
         self.queue = list(_QUEUES[n][leader])
-        self.plays, self.led, self.egged, self.special, self.suit_cost = [], -1, -1, False, [0, 0, 0, 0]
+        self.plays, self.led, self.egged, self.special, self.suit_cost = [], -1, -1, 0, [0, 0, 0, 0]
         if self.trick_no > TRICKS_PER_HAND:  # TT-2: bid points minus pain, never below 0
             for s in range(n):
                 self.scores[s] += max(0, self.bid_points[self.bid[s]][self.tricks[s]] - self.pained[s])

@@ -19,7 +19,7 @@ from engines.expert import MAX_PLAYOUT_STEPS
 from engines.tezuma_trick.actions import Egg, PickAbility, PickBid, PickPain, Play, Sand
 from engines.tezuma_trick.bots import _ABILITY_COST, ABILITY_PREFERENCE, EASY, LOSE, WIN, HeuristicBot
 from engines.tezuma_trick.cards import ABILITY_IDS, ABILITY_NAMES, IS_TRUMP, NUMBER_OF, SUIT_OF, TRICKS_PER_HAND
-from engines.tezuma_trick.lean import ABILITY, BID, DONE, DRAFTING, EGG, PAIN, SAND, Lean, plain_standing
+from engines.tezuma_trick.lean import ABILITY, BID, DONE, DRAFTING, EGG, LEADS_ONLY, PAIN, SAND, Lean, plain_standing
 from engines.tezuma_trick.tricks import trick_winner
 
 
@@ -107,7 +107,8 @@ def _play(lean: Lean, seat: int, legal: list[int]) -> int | None:
     pain_before = sum(1 for _, cards, _ in plays for card in cards if SUIT_OF[card] == pain_suit)
     shed = 0.015 if goal < 0 else -0.015
     led_now = lean.led
-    special = lean.special  # an ability in the trick already: the engine's trick rules decide
+    # An ability that may change the winner in the trick already: the engine's trick rules decide.
+    special = lean.special & ~LEADS_ONLY
     if not special:
         trump_seat, _, best_value = plain_standing(plays, led_now)
     unseen = None
@@ -125,7 +126,7 @@ def _play(lean: Lean, seat: int, legal: list[int]) -> int | None:
             else:
                 card, ability, second = move & 63, (move >> 6 & 15) - 1, (move >> 10) - 1
             led = led_now if led_now >= 0 else SUIT_OF[card]
-            if special or move >= 64:
+            if special or (move >= 64 and not 1 << ability & LEADS_ONLY):
                 cards = (card,) if second < 0 else (card, second)
                 winner, reason = trick_winner(plays + [(seat, cards, ability)], led)
                 wins, holds = winner == seat, reason in _HOLDING
