@@ -28,8 +28,7 @@ from engines.expert import Search, deal_unseen
 
 from .cards import ABILITY_IDS, SUIT_OF, deck_for
 from .events import HandDealt, HandScored, Played, TrickWon
-from .lean import lean_random_game
-from .lean_bot import lean_playout
+from .lean_bot import lean_playout, lean_random_game
 from .state import SCORED, State
 
 HAND = 12

@@ -7,10 +7,13 @@ filled in, as in the expert's sampled worlds) in plain lists and ints, with
 the engine's legal moves (`legal`, the same list in the same order as
 `rules.legal_actions`) and effects (`apply`, as `rules.decide` + `state.evolve`).
 It reuses the engine's pure rule functions: tricks.py decides every trick
-(TT-6, TT-9..TT-13) and `rules.pain_of` prices the pain suit (TT-2). A hand
-ends scored (`DONE`); `deal` starts the next one (`lean_random_game`).
-The heuristic bot on this state, the expert's playout and the conversion
-of moves to and from engine actions are lean_bot.py.
+in which an ability was used (TT-9..TT-13; `plain_standing` is TT-6 for the
+rest, at a fraction of the cost) and `rules.pain_of` prices the pain suit
+(TT-2). A hand ends scored (`DONE`); `deal` starts the next one.
+Hands are four sorted lists, one per suit.
+The heuristic bot on this state, the expert's playout, the calibration's
+random game and the conversion of moves to and from engine actions are
+lean_bot.py.
 
 Moves are ints: a play is `card | (ability + 1) << 6 | (second + 1) << 10`
 (a plain play is its card id), Paper Egg is EGG, Five-Color Sand SAND, and a
@@ -20,7 +23,6 @@ tests/engines/test_lean_tezuma_trick.py plays it side by side with the engine.
 
 from __future__ import annotations
 
-import random
 from bisect import bisect_left, insort
 from functools import lru_cache
 
@@ -43,7 +45,6 @@ from engines.tezuma_trick.cards import (
     TRICKS_PER_HAND,
     deck_for,
 )
-from engines.tezuma_trick.options import FACE_UP
 from engines.tezuma_trick.rules import pain_of
 from engines.tezuma_trick.state import DRAFT, PLAY, seats_from
 from engines.tezuma_trick.tricks import fire_breathing_return, next_leader, trick_winner
@@ -306,25 +307,3 @@ class Lean:
             for s in range(n):
                 self.scores[s] += max(0, self.bid_points[self.bid[s]][self.tricks[s]] - self.pained[s])
             self.phase = DONE
-
-
-def lean_random_game(players: int, options, rng: random.Random) -> list[int]:
-    """A whole game of uniformly random legal moves from a fresh deal drawn
-    with `rng` (`simulate --calibrate`'s lean figure): as `rules.start`,
-    a random first dealer, then one hand per player, the dealer rotating."""
-    face_up = FACE_UP if players == 4 else FACE_UP - 1  # TT-3
-    lean = Lean(players, options)
-    deck = list(lean.deck)
-    dealer = int(rng.random() * players)
-    legal, apply, draw = lean.legal, lean.apply, rng.random
-    rows = None
-    for _ in range(players):
-        if rows is None or options.redeal_each_hand:
-            rows = (rng.sample(range(len(options.bid_cards)), face_up), rng.sample(range(12), face_up))
-        deck.sort(key=lambda _: draw())  # a uniform shuffle, at half `rng.shuffle`'s cost
-        lean.deal(dealer, deck, *rows)
-        while lean.phase != DONE:
-            moves = legal()
-            apply(moves[int(draw() * len(moves))])
-        dealer = (dealer + 1) % players
-    return lean.scores
