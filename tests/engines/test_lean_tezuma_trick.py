@@ -13,10 +13,10 @@ import pytest
 from engines.expert import ExpertBot
 from engines.playout import Playout
 from engines.tezuma_trick import GAME
-from engines.tezuma_trick.expert import SEARCH, determinize
-from engines.tezuma_trick.lean import DONE, Lean, lean_random_game
 from engines.tezuma_trick.actions import Egg, Play, Sand
-from engines.tezuma_trick.lean_bot import action_of, heuristic_move, lean_playout, move_of
+from engines.tezuma_trick.expert import SEARCH, determinize
+from engines.tezuma_trick.lean import DONE, Lean
+from engines.tezuma_trick.lean_bot import action_of, heuristic_move, lean_playout, lean_random_game, move_of
 from engines.tezuma_trick.state import OVER
 
 OPTIONS = {
