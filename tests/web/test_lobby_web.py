@@ -56,6 +56,23 @@ def test_new_table_form_creates_a_table_with_bots(page, live):
     assert info["status"] in ("playing", "finished")
 
 
+def test_an_option_with_fixed_choices_is_a_select_of_them(page, live):
+    """The catalog's option_choices (a Literal option): a select, not free text."""
+    sign_up(page, unique_name("Ed"))
+    form = page.get_by_role("form", name="New table")
+    form.get_by_label("Game").select_option(label="Kabuki Tricks")
+    form.get_by_label("Players").fill("2")
+    form.get_by_label("Players").dispatch_event("change")
+    choice = form.get_by_role("combobox", name="second after dummy win")
+    assert choice.locator("option").all_inner_texts() == ["higher human", "same order"]
+    assert choice.evaluate("el => el.selectedOptions[0].textContent") == "higher human"
+    choice.select_option(label="same order")
+    form.get_by_role("button", name="Create table").click()
+    page.wait_for_url("**/games/*")
+    info = httpx.get(f"{live.base_url}/api/v1/games/{page.url.rsplit('/', 1)[1]}").json()
+    assert info["game"] == "kabuki-tricks" and info["options"]["second_after_dummy_win"] == "same_order"
+
+
 def test_pages_fit_a_phone_and_have_named_landmarks(new_context, live, artifacts):
     """Usable at 360 px: nothing wider than the screen; screenshots kept."""
     phone = new_context(viewport={"width": 360, "height": 740}).new_page()

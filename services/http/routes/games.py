@@ -16,8 +16,9 @@ from litestar.openapi import ResponseSpec
 from litestar.params import Parameter
 from litestar.response import ServerSentEvent
 
-from engines.registry import available, get_game
+
 from services.app.games import queries
+from services.app.games.catalog import catalog as game_catalog
 from engines.timecontrol import TimeControl
 from services.http.schemas import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
 from services.app.errors import ServiceError, Unprocessable
@@ -114,20 +115,7 @@ async def ready(state: State) -> Response[dict[str, str]]:
 
 @get("/api/v1/games/catalog", sync_to_thread=False)
 def catalog() -> list[dict[str, Any]]:
-    out = []
-    for name in available():
-        game = get_game(name)
-        out.append(
-            {
-                "game": name,
-                "title": game.title,
-                "min_players": game.min_players,
-                "max_players": game.max_players,
-                "options": msgspec.to_builtins(game.options_type()),
-                "bots": list(game.bots),
-            }
-        )
-    return out
+    return game_catalog()
 
 
 @post("/api/v1/players", status_code=201)

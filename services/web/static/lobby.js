@@ -170,7 +170,12 @@ function buildForm() {
         grid.append(field(human(key), input, "field inline"));
         continue;
       }
-      if (typeof value === "number") input = h("input", { id, type: "number", value: String(value), "data-option": key, "data-kind": "number" });
+      const choices = spec.option_choices?.[key];
+      if (choices) {
+        input = h("select", { id, "data-option": key, "data-kind": "choice" },
+          ...choices.map((c) => h("option", { value: JSON.stringify(c), text: human(String(c)) })));
+        input.value = JSON.stringify(value);
+      } else if (typeof value === "number") input = h("input", { id, type: "number", value: String(value), "data-option": key, "data-kind": "number" });
       else if (typeof value === "string") input = h("input", { id, type: "text", value, "data-option": key, "data-kind": "text" });
       else {
         input = h("textarea", { id, "data-option": key, "data-kind": "json", rows: "3" });
@@ -228,6 +233,7 @@ function buildForm() {
         const key = input.dataset.option;
         const kind = input.dataset.kind;
         let value = kind === "bool" ? input.checked : kind === "number" ? Number(input.value) : input.value;
+        if (kind === "choice") value = JSON.parse(input.value);  // the catalog's option_choices, as given
         if (kind === "json") {
           try { value = JSON.parse(input.value); } catch { throw new Error(t("lobby.bad_json", { option: human(key) })); }
         }
