@@ -115,8 +115,10 @@ function agentItem(agent) {
   const act = (path, method = "POST") => async () => {
     try {
       await api(`/api/v1/agents/${agent.agent_id}${path}`, { method });
-      if (method === "DELETE") status.textContent = t("agents.deleted", { name: agent.name });
       await render();
+      // Announced once the list no longer shows it (a screen reader hears the
+      // news when the page already agrees with it).
+      if (method === "DELETE") status.textContent = t("agents.deleted", { name: agent.name });
     } catch (err) { status.textContent = describe(err); }
   };
   const paused = agent.status === "paused";
