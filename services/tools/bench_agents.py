@@ -111,12 +111,16 @@ async def run_agents_bench(args: argparse.Namespace, database_url: str, redis_ur
             except httpx.HTTPError:
                 pass
             await asyncio.sleep(0.1)
-        owner = (await http.post("/api/v1/players", json={"name": "bench owner"})).json()
+        # Player and agent names are unique, and a bench may run again on the same data.
+        run = os.urandom(4).hex()
+        owner = await http.post("/api/v1/players", json={"name": f"bench owner {run}"})
+        owner.raise_for_status()
+        owner = owner.json()
         auth = {"Authorization": f"Bearer {owner['token']}"}
         agents = []
         for i in range(args.agents):
             r = await http.post("/api/v1/agents", headers=auth, json={
-                "name": f"bench agent {i}", "games": [args.game], "endpoint": f"http://127.0.0.1:{args.agent_port}/a/{i}"})
+                "name": f"bench agent {run} {i}", "games": [args.game], "endpoint": f"http://127.0.0.1:{args.agent_port}/a/{i}"})
             r.raise_for_status()
             agents.append(r.json())
         await asyncio.sleep(1.0)  # the workers are up by now
