@@ -24,6 +24,27 @@ class RandomBot:
         return legal[int(rng.random() * len(legal))]
 
 
+def prediction(tricks: int, suit_cards: list[int], win_chances) -> tuple[int, int | None]:
+    """The heuristic's Joker prediction and the card it keeps to the end
+    (KT-9): the tricks it has, plus the ones its other cards of the suit
+    will (nearly) surely win (`win_chances()`, asked only when there are
+    two or more), between 1 and 3. Shared by the engine's bot and its lean
+    port (engines/kabuki_tricks/lean_bot.py)."""
+    keep = suit_cards[0] if suit_cards else None
+    predicted = tricks
+    if len(suit_cards) >= 2:
+        chances = win_chances()
+        ranked = sorted(zip(chances, suit_cards))
+        if len(suit_cards) == 2:
+            win_next = ranked[-1][0] > 0.5
+            predicted += 1 if win_next else 0
+            keep = ranked[0][1] if win_next else ranked[-1][1]
+        else:
+            predicted += round(sum(chances[:-1]))
+            keep = ranked[0][1]
+    return min(3, max(1, predicted)), keep
+
+
 class HeuristicBot:
     """Plays to win, from its own view only.
 
@@ -160,19 +181,8 @@ class HeuristicBot:
         return by_strength[0]
 
     def _joker(self, view, jokers, strength, suit_cards, unknown, others, tricks):
-        keep = suit_cards[0] if suit_cards else None
-        predicted = tricks
-        if len(suit_cards) >= 2:
-            chances = self._win_chances(suit_cards, unknown, strength, others)
-            ranked = sorted(zip(chances, suit_cards))
-            if len(suit_cards) == 2:
-                win_next = ranked[-1][0] > 0.5
-                predicted += 1 if win_next else 0
-                keep = ranked[0][1] if win_next else ranked[-1][1]
-            else:
-                predicted += round(sum(chances[:-1]))
-                keep = ranked[0][1]
-        predicted = min(3, max(1, predicted))
+        predicted, keep = prediction(
+            tricks, suit_cards, lambda: self._win_chances(suit_cards, unknown, strength, others))
         free = {a.actor for a in jokers}
         if None in free:  # KT-7: nothing to place
             return jokers[0]

@@ -12,6 +12,7 @@ every comparison comes out the same."""
 
 from __future__ import annotations
 
+from .bots import prediction
 from .cards import JOKER, SUIT_OF, deck_for
 from .lean import DEAL_MOVES, DIRECT_MOVE, JOKER_MOVES, POSITION, STRENGTHS, Lean, joker_move
 from .state import DEAL, DIRECT
@@ -146,19 +147,7 @@ def _choose_card(lean: Lean, plays: list[int], strength, want_win: bool) -> int:
 def _joker(lean: Lean, seat: int, suit_cards: list[int], tricks: int) -> int:
     """Predict a count that is by then (nearly) certain, beside the actor of
     the card kept to the end (KT-9), swapped up one for the KT-8 tie-break."""
-    keep = suit_cards[0] if suit_cards else None
-    predicted = tricks
-    if len(suit_cards) >= 2:
-        chances = _chances(suit_cards, *_unseen(lean, suit_cards))
-        ranked = sorted(zip(chances, suit_cards))
-        if len(suit_cards) == 2:
-            win_next = ranked[-1][0] > 0.5
-            predicted += 1 if win_next else 0
-            keep = ranked[0][1] if win_next else ranked[-1][1]
-        else:
-            predicted += round(sum(chances[:-1]))
-            keep = ranked[0][1]
-    predicted = min(3, max(1, predicted))
+    predicted, keep = prediction(tricks, suit_cards, lambda: _chances(suit_cards, *_unseen(lean, suit_cards)))
     free = lean.free
     if not free:  # KT-7: nothing to place
         return JOKER_MOVES[0][0]
