@@ -287,23 +287,27 @@ class Lean:
             self.queue = list(seats_from(self.dealer + 1, self.players))
 
     def _trick_won(self) -> None:
-        plays, n, led, special = self.plays, self.players, self.led, self.special
-        # Abilities used: the engine's own trick rules (tricks.py) for what they change.
-        winner = trick_winner(plays, led)[0] if special & ~LEADS_ONLY else plain_winner(plays, led)
-        returned = -1
-        if special & _FIRE:
-            returned, owner = fire_breathing_return(plays)  # TT-9: the lower card goes back, publicly
-            insort(self.hands[owner][SUIT_OF[returned]], returned)
-            self.shown.add(returned)
-        leader = next_leader(plays, winner, n) if special & LEADS_ONLY else winner  # TT-13
-        suit = self.pain[winner]
-        # The pile: the trick's cards but the returned one (TT-2 prices it).
-        self.pained[winner] += self.suit_cost[suit] - (self.cost[returned] if returned >= 0 and SUIT_OF[returned] == suit else 0)
+        plays, led, special = self.plays, self.led, self.special
+        if not special:  # no ability: `plain_winner`, TT-6, and the winner leads
+            leader = winner = plain_winner(plays, led)
+            self.pained[winner] += self.suit_cost[self.pain[winner]]
+        else:
+            # Abilities used: the engine's own trick rules (tricks.py) for what they change.
+            winner = trick_winner(plays, led)[0] if special & ~LEADS_ONLY else plain_winner(plays, led)
+            returned = -1
+            if special & _FIRE:
+                returned, owner = fire_breathing_return(plays)  # TT-9: the lower card goes back, publicly
+                insort(self.hands[owner][SUIT_OF[returned]], returned)
+                self.shown.add(returned)
+            leader = next_leader(plays, winner, self.players) if special & LEADS_ONLY else winner  # TT-13
+            suit = self.pain[winner]
+            # The pile: the trick's cards but the returned one (TT-2 prices it).
+            self.pained[winner] += self.suit_cost[suit] - (self.cost[returned] if returned >= 0 and SUIT_OF[returned] == suit else 0)
         self.tricks[winner] += 1
         self.trick_no += 1
-        self.queue = list(_QUEUES[n][leader])
+        self.queue = list(_QUEUES[self.players][leader])
         self.plays, self.led, self.egged, self.special, self.suit_cost = [], -1, -1, 0, [0, 0, 0, 0]
         if self.trick_no > TRICKS_PER_HAND:  # TT-2: bid points minus pain, never below 0
-            for s in range(n):
+            for s in range(self.players):
                 self.scores[s] += max(0, self.bid_points[self.bid[s]][self.tricks[s]] - self.pained[s])
             self.phase = DONE

@@ -1,6 +1,7 @@
 """The `heuristic` bot (bots.py) on the lean state (lean.py), the
 expert's lean playout with it and the lean random game that `simulate
---calibrate` times (issue 17: `SEARCH.lean_playout`, `lean_random_game`).
+--calibrate` times (issue 17: `SEARCH.lean_playout`, `lean_random_game`,
+the latter in lean_random.py).
 
 `heuristic_move` picks exactly what `bots.HeuristicBot.act` picks in the
 same position: the same estimates in the same order of operations, over the
@@ -14,7 +15,6 @@ tests/engines/test_lean_tezuma_trick.py holds both to the same choices.
 
 from __future__ import annotations
 
-import random
 from bisect import bisect_right
 
 from engines.expert import MAX_PLAYOUT_STEPS
@@ -22,7 +22,7 @@ from engines.tezuma_trick.actions import Egg, PickAbility, PickBid, PickPain, Pl
 from engines.tezuma_trick.bots import _ABILITY_COST, ABILITY_PREFERENCE, EASY, LOSE, WIN, HeuristicBot
 from engines.tezuma_trick.cards import ABILITY_IDS, ABILITY_NAMES, IS_TRUMP, NUMBER_OF, SUIT_OF, TRICKS_PER_HAND
 from engines.tezuma_trick.lean import ABILITY, BID, DONE, DRAFTING, EGG, LEADS_ONLY, PAIN, SAND, Lean, plain_standing
-from engines.tezuma_trick.options import FACE_UP
+from engines.tezuma_trick.lean_random import lean_random_game  # noqa: F401 (a SEARCH hook, expert.py imports it here)
 from engines.tezuma_trick.tricks import trick_winner
 
 
@@ -241,25 +241,3 @@ def lean_playout(state, seat: int, action, seed: int, options) -> tuple[float, i
         lean.apply(heuristic_move(lean, mover, legal))
     scores = lean.scores
     return scores[seat] - max(s for i, s in enumerate(scores) if i != seat), steps
-
-
-def lean_random_game(players: int, options, rng: random.Random) -> list[int]:
-    """A whole game of uniformly random legal moves from a fresh deal drawn
-    with `rng` (`simulate --calibrate`'s lean figure): as `rules.start`,
-    a random first dealer, then one hand per player, the dealer rotating."""
-    face_up = FACE_UP if players == 4 else FACE_UP - 1  # TT-3
-    lean = Lean(players, options)
-    deck = list(lean.deck)
-    dealer = int(rng.random() * players)
-    legal, apply, draw = lean.legal, lean.apply, rng.random
-    rows = None
-    for _ in range(players):
-        if rows is None or options.redeal_each_hand:
-            rows = (rng.sample(range(len(options.bid_cards)), face_up), rng.sample(range(12), face_up))
-        deck.sort(key=lambda _: draw())  # a uniform shuffle, at half `rng.shuffle`'s cost
-        lean.deal(dealer, deck, *rows)
-        while lean.phase != DONE:
-            moves = legal()
-            apply(moves[int(draw() * len(moves))])
-        dealer = (dealer + 1) % players
-    return lean.scores

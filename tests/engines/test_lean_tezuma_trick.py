@@ -1,7 +1,9 @@
-"""Tezuma Trick's lean playout state (engines/tezuma_trick/lean.py and
-lean_bot.py, issue 17) side by side with the engine: the same legal moves in
-the same order, the same effects, the same heuristic choices and the same
-playout outcomes. Any rule the lean state gets wrong shows up here."""
+"""Tezuma Trick's lean playout state (engines/tezuma_trick/lean.py,
+lean_bot.py and lean_random.py, issue 17) side by side with the engine: the
+same legal moves in the same order, the same effects, the same heuristic
+choices and the same playout outcomes; and the random game's shortcuts
+against the lean state's own moves. Any rule the lean state gets wrong
+shows up here."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ from engines.tezuma_trick import GAME
 from engines.tezuma_trick.actions import Egg, Play, Sand
 from engines.tezuma_trick.expert import SEARCH, determinize
 from engines.tezuma_trick.lean import DONE, Lean
-from engines.tezuma_trick.lean_bot import action_of, heuristic_move, lean_playout, lean_random_game, move_of
+from engines.tezuma_trick.lean_bot import action_of, heuristic_move, lean_playout, move_of
+from engines.tezuma_trick.lean_random import lean_random_game, shuffled
 from engines.tezuma_trick.state import OVER
 
 OPTIONS = {
@@ -212,3 +215,48 @@ def test_lean_random_games_are_whole_games(players, name, monkeypatch):
     assert tricks == list(range(1, 13)) * players
     assert len(scores) == players and all(0 <= s <= top * players for s in scores)
     assert lean_random_game(players, options, random.Random(5)) == scores
+
+
+
+def _reference_random_game(players: int, options, rng: random.Random) -> list[int]:
+    """`lean_random_game` as its docstring defines it: every move drawn
+    from `Lean.legal()` and made by `Lean.apply`."""
+    face_up = 5 if players == 4 else 4  # TT-3
+    lean = Lean(players, options)
+    deck = list(lean.deck)
+    dealer = int(rng.random() * players)
+    rows = None
+    for _ in range(players):
+        if rows is None or options.redeal_each_hand:
+            rows = (rng.sample(range(len(options.bid_cards)), face_up), rng.sample(range(12), face_up))
+        shuffled(deck, rng.random)
+        lean.deal(dealer, deck, *rows)
+        while lean.phase != DONE:
+            legal = lean.legal()
+            lean.apply(legal[int(rng.random() * len(legal))])
+        dealer = (dealer + 1) % players
+    return lean.scores
+
+
+@pytest.mark.parametrize("name", sorted(OPTIONS))
+@pytest.mark.parametrize("players", [3, 4])
+def test_lean_random_games_draw_their_moves_from_the_legal_list(players, name, monkeypatch):
+    """The random game's shortcuts (a card drawn from the hand's suit lists
+    without the legal list, a plain play made in place) play what the whole
+    legal list gives for the same draws: every trick's plays (Egg moves and
+    abilities included) after the same draft, the same cards shown (TT-9)
+    and the same scores."""
+    options = GAME.make_options(OPTIONS[name])
+    trick_won, record = Lean._trick_won, []
+
+    def recorded(self):
+        record.append((tuple(self.plays), self.pain[:], self.bid[:], self.ability[:], self.uses[:], set(self.shown)))
+        trick_won(self)
+
+    monkeypatch.setattr(Lean, "_trick_won", recorded)
+    for seed in range(20):
+        record.clear()
+        expected = _reference_random_game(players, options, random.Random(seed))
+        tricks, record[:] = record[:], []
+        assert lean_random_game(players, options, random.Random(seed)) == expected
+        assert record == tricks and len(tricks) == 12 * players
