@@ -16,7 +16,10 @@ Engines stay pure: the randomness is the `rng` handed to `act`, and time is a
 clock the bot searches for `budget_ms` per move (default 50 ms); without one
 it counts playout steps instead (STEP_COST_S each) and plays at most `worlds`
 worlds, which makes it deterministic (service tables, golden files, tests)
-and still bounded."""
+and still bounded.
+
+A little over 300 lines: the search, its engine playout (used by a game
+without a lean state) and the world-sampling helper the games share."""
 
 from __future__ import annotations
 

@@ -2,6 +2,10 @@
 
 `decide` and `legal_actions` share the rule checks below so that a listed
 action is always accepted and an unlisted one always refused.
+
+About 470 lines, kept whole: the draft, the play and the hand's scoring are
+one state machine whose checks `decide` and `legal_actions` share; trick
+resolution with its abilities already lives apart (tricks.py).
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@ bigger ones at the top (e.g. 10 at tables of 4: 4 + 3 + 3). Only when that
 would make a table smaller than `min_table_size` (the game's minimum) do the
 lowest-standing entrants sit out with a bye, as few as possible (5 at tables
 of 4 with minimum 3: one table of 4 and one bye).
+
+About 400 lines, kept whole: the three formats' pairings share the table
+sizing, byes and the repeat-avoiding search, which make sense read together.
 """
 
 from __future__ import annotations

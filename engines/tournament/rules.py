@@ -6,6 +6,9 @@ Who may register (`settings.bots`):
     fill       humans and agents; house bots fill the field at the start
     none       humans and agents; no bots, too few entrants cancel
     bots_only  agents and bots (an arena for programs); no fill
+
+About 350 lines, kept whole: every command of the tournament's state machine
+with its checks, as each game's rules.py holds its own.
 """
 
 from __future__ import annotations
