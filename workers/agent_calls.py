@@ -49,7 +49,7 @@ class AgentCaller:
         self.outcomes: Counter = Counter()  # calls settled, by outcome (workers/summary.py)
 
     async def close(self) -> None:
-        await self.http.aclose()
+        await self.http.close()
 
     def call_soon(self, game_id: str, version: int, seat: int, committed_ms: float, delay_ms: int = 0,
                   optional: bool = False) -> None:

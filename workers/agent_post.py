@@ -6,10 +6,9 @@ and the answer decoded, or why it is not usable."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 
-import httpx
+import aiohttp
 import msgspec
 
 from services.app.agents.endpoints import EndpointRefused, resolve_endpoint
@@ -17,7 +16,7 @@ from services.app.agents.settings import AgentSettings
 from services.app.agents.signing import signed_headers
 
 ANSWER_HEAD = 200  # bytes of each answer kept for the owner's turn log (GET /api/v1/agents/{id}/turns)
-logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per agent call is too many
+_REDIRECTS = frozenset((301, 302, 303, 307, 308))  # with a Location: what a client would follow
 
 
 class Answer(msgspec.Struct):
@@ -28,16 +27,21 @@ class OptionalAnswer(msgspec.Struct):
     action: dict | None = None  # null (or no field): the agent lets the chance pass
 
 
-def agent_client() -> httpx.AsyncClient:
-    """A worker's one connection pool for every agent call."""
-    return httpx.AsyncClient(
-        follow_redirects=False, trust_env=False,
-        limits=httpx.Limits(max_connections=2000, max_keepalive_connections=500),
+def agent_client() -> aiohttp.ClientSession:
+    """A worker's one connection pool for every agent call (made in the
+    worker's event loop). aiohttp, not httpx: httpx's send machinery was
+    ~40% of a worker's CPU in `bench agents`, and calls come in bursts, so
+    per-call CPU became queueing delay (issue 16). No timeout of its own
+    (post_to_agent's asyncio.timeout is the seat's budget), no env proxies;
+    idle connections kept 5 s (httpx's keep-alive expiry)."""
+    return aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=2000, keepalive_timeout=5),
+        timeout=aiohttp.ClientTimeout(), trust_env=False, cookie_jar=aiohttp.DummyCookieJar(),
         headers={"User-Agent": "hanamichi-agent-caller/1"},
     )
 
 
-async def post_to_agent(http: httpx.AsyncClient, settings: AgentSettings, agent, body: bytes, budget_ms: int,
+async def post_to_agent(http: aiohttp.ClientSession, settings: AgentSettings, agent, body: bytes, budget_ms: int,
                         delivery: str, answer_type=Answer):
     """(reason, detail, action, answered_ms, answer); reason None when the
     answer is usable. `answer` is the first ANSWER_HEAD bytes of the body
@@ -49,39 +53,57 @@ async def post_to_agent(http: httpx.AsyncClient, settings: AgentSettings, agent,
     headers = signed_headers(agent.secret, body)
     headers["Host"] = target.host_header
     headers["X-Hanamichi-Delivery"] = delivery
-    extensions = {"sni_hostname": target.sni} if target.url.startswith("https:") else {}
+    # The address is pinned, the name kept: TLS sends it as SNI and checks
+    # the certificate against it (aiohttp keys pooled connections on it too).
+    sni = target.sni if target.url.startswith("https:") else None
     cap = settings.max_response_bytes
     try:
         async with asyncio.timeout(max(0.001, budget_ms / 1000)):
-            async with http.stream("POST", target.url, content=body, headers=headers, extensions=extensions) as resp:
-                length = resp.headers.get("content-length")
-                if length is not None and length.isdigit() and int(length) > cap:
-                    return "invalid_response", f"answer larger than {cap} bytes", None, time.time() * 1000, ""
-                chunks, size = [], 0
-                async for chunk in resp.aiter_bytes():
-                    size += len(chunk)
-                    if size > cap:
-                        return ("invalid_response", f"answer larger than {cap} bytes", None, time.time() * 1000,
-                                answer_head(b"".join(chunks)))
-                    chunks.append(chunk)
-                answered_ms = time.time() * 1000
-    except TimeoutError:
+            try:
+                status, location, data, answered_ms = await _exchange(http, target.url, body, headers, sni, cap)
+            except aiohttp.ClientConnectorError:
+                raise
+            except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
+                # Most likely a pooled connection the agent closed while idle:
+                # aiohttp finds out on writing (httpx looked before reusing).
+                # Asked once more on a new connection (a call only asks for a move).
+                status, location, data, answered_ms = await _exchange(http, target.url, body, headers, sni, cap)
+    except _TooBig as big:
+        return "invalid_response", f"answer larger than {cap} bytes", None, time.time() * 1000, big.head
+    except TimeoutError:  # the budget, or aiohttp's own (ServerTimeoutError is a TimeoutError)
         return "timeout", f"no answer within {budget_ms} ms", None, None, ""
-    except httpx.TimeoutException:
-        return "timeout", f"no answer within {budget_ms} ms", None, None, ""
-    except (httpx.TransportError, OSError) as exc:
+    except (aiohttp.ClientError, OSError) as exc:
         return "unreachable", f"{type(exc).__name__}: {exc}"[:200], None, None, ""
-    data = b"".join(chunks)
     head = answer_head(data)
-    if resp.is_redirect:
-        return "invalid_response", f"HTTP {resp.status_code}: redirects are not followed", None, answered_ms, head
-    if resp.status_code != 200:
-        return "invalid_response", f"HTTP {resp.status_code}", None, answered_ms, head
+    if status in _REDIRECTS and location:
+        return "invalid_response", f"HTTP {status}: redirects are not followed", None, answered_ms, head
+    if status != 200:
+        return "invalid_response", f"HTTP {status}", None, answered_ms, head
     try:
         answer = msgspec.json.decode(data, type=answer_type)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
         return "invalid_response", f"not {{\"action\": {{...}}}}: {exc}"[:200], None, answered_ms, head
     return None, "", answer.action, answered_ms, head
+
+
+class _TooBig(Exception):
+    def __init__(self, head: str) -> None:
+        self.head = head  # what came before the cap, for the turn log
+
+
+async def _exchange(http: aiohttp.ClientSession, url: str, body: bytes, headers: dict, sni: str | None, cap: int):
+    """(status, has a Location, body, answered_ms) of one POST; _TooBig past `cap` bytes."""
+    async with http.post(url, data=body, headers=headers, allow_redirects=False, server_hostname=sni) as resp:
+        length = resp.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > cap:
+            raise _TooBig("")
+        chunks, size = [], 0
+        async for chunk in resp.content.iter_any():  # decoded (gzip...), as it arrives
+            size += len(chunk)
+            if size > cap:
+                raise _TooBig(answer_head(b"".join(chunks)))
+            chunks.append(chunk)
+        return resp.status, "location" in resp.headers, b"".join(chunks), time.time() * 1000
 
 
 def answer_head(data: bytes) -> str:
