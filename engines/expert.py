@@ -200,7 +200,7 @@ class ExpertBot:
         bots = [game.bots["heuristic"](s, self.options) for s in range(len(search.scores(state)))]
         if search.prime is not None:
             search.prime(bots, state)
-        watchers = [(s, b) for s, b in enumerate(bots) if getattr(b, "observes", False)]
+        watchers = [(s, b) for s, b in enumerate(bots) if b.observes]  # the Bot protocol's flag
         redact, evolve = game.redact, game.evolve
 
         def apply(events: list) -> None:

@@ -135,8 +135,8 @@ class HouseSeat:
                  clock: Callable[[], float] = time.perf_counter) -> None:
         self.bot = make_bot(game, name, seat, options, clock=clock)
         self.cpu_ms: list[float] = []
-        self.blind = getattr(self.bot, "blind", False)
-        self.observes = getattr(self.bot, "observes", False)
+        self.blind = self.bot.blind  # the Bot protocol's flags (engines/core.py)
+        self.observes = self.bot.observes
         self.seat, self.seed = seat, seed_of_game
         self.playout: Playout | None = None
         self.times_ms: list[float] = []
