@@ -288,8 +288,11 @@ class Lean:
 
     def _trick_won(self) -> None:
         plays, led, special = self.plays, self.led, self.special
-        if not special:  # no ability: `plain_winner`, TT-6, and the winner leads
-            leader = winner = plain_winner(plays, led)
+        if not special:  # no ability: `plain_winner` (TT-6), and the winner leads
+            trump, winner, _ = plain_standing(plays, led)
+            if trump >= 0:
+                winner = trump
+            leader = winner
             self.pained[winner] += self.suit_cost[self.pain[winner]]
         else:
             # Abilities used: the engine's own trick rules (tricks.py) for what they change.

@@ -50,6 +50,15 @@ def _offered(ability: int, playable) -> bool:
     return any(not _FOUR_OR_FIVE.isdisjoint(cards) for cards in playable)  # Many Umbrellas: a 4 or a 5
 
 
+def _card_at(playable, i: int) -> int:
+    """The `i`-th card of the suit lists end to end."""
+    for cards in playable:
+        if i < len(cards):
+            return cards[i]
+        i -= len(cards)
+    raise IndexError(i)
+
+
 def shuffled(deck: list[int], draw) -> None:
     """A uniform shuffle in place by `draw()` keys, at a third of `rng.shuffle`'s cost."""
     deck.sort(key=dict(zip(deck, iter(draw, 2.0))).__getitem__)  # (`draw` never returns 2.0)
@@ -68,7 +77,7 @@ def lean_random_game(players: int, options, rng: random.Random) -> list[int]:
     lean = Lean(players, options)
     deck = list(lean.deck)
     dealer = int(rng.random() * players)
-    legal, apply, trick_won, draw = lean.legal, lean.apply, lean._trick_won, rng.random
+    legal, apply, pick, trick_won, draw = lean.legal, lean.apply, lean._pick, lean._trick_won, rng.random
     cost = lean.cost
     rows = None
     for _ in range(players):
@@ -84,7 +93,7 @@ def lean_random_game(players: int, options, rng: random.Random) -> list[int]:
             a = len(open_pains) if pains[seat] < 0 else 0
             b = len(open_bids) if bids[seat] < 0 else 0
             i = int(draw() * (a + b + (len(open_abilities) if abilities[seat] < 0 else 0)))
-            apply(open_pains[i] if i < a else open_bids[i - a] if i < a + b else open_abilities[i - a - b])
+            pick(open_pains[i] if i < a else open_bids[i - a] if i < a + b else open_abilities[i - a - b])
         hands, uses, shown = lean.hands, lean.uses, lean.shown
         while lean.phase == PLAYING:
             queue = lean.queue
@@ -92,29 +101,23 @@ def lean_random_game(players: int, options, rng: random.Random) -> list[int]:
             hand = hands[seat]
             following = led >= 0 and hand[led]  # TT-6
             count = len(following) if following else len(hand[0]) + len(hand[1]) + len(hand[2]) + len(hand[3])
-            flag = 0
             # TT-7: uses left, one per trick; TT-8: not these four when leading.
             if uses[seat] > 0 and lean.egged != seat and (led >= 0 or abilities[seat] not in NOT_FOR_LEADER):
                 ability = abilities[seat]
                 if ability in _WITH_EVERY_CARD:
                     i = int(draw() * (count + count))
                     if i >= count:
-                        i, flag = i - count, (ability + 1) << 6
+                        apply(_card_at((following,) if following else hand, i - count) | (ability + 1) << 6)
+                        continue
                 elif ability in _ALONE:
                     i = int(draw() * (count + 1))
                     if i == count:
                         apply(_ALONE[ability])
                         continue
                 elif ability == LINKING_RING or ability == CUP_AND_BALL:  # and with every card in hand
-                    total = len(hand[0]) + len(hand[1]) + len(hand[2]) + len(hand[3])
-                    i = int(draw() * (count + total))
+                    i = int(draw() * (count + len(hand[0]) + len(hand[1]) + len(hand[2]) + len(hand[3])))
                     if i >= count:
-                        i -= count
-                        for cards in hand:
-                            if i < len(cards):
-                                break
-                            i -= len(cards)
-                        apply(cards[i] | (ability + 1) << 6)
+                        apply(_card_at(hand, i - count) | (ability + 1) << 6)
                         continue
                 elif _offered(ability, (following,) if following else hand):  # TT-9, TT-15: the list
                     moves = legal()
@@ -124,24 +127,25 @@ def lean_random_game(players: int, options, rng: random.Random) -> list[int]:
                     i = int(draw() * count)
             else:
                 i = int(draw() * count)
+            # A plain play, as `Lean.apply` makes it (its index in the suit list known).
             if following:
-                cards = following
+                card = following[i]
+                del following[i]
+                suit = led
             else:
                 for cards in hand:
                     if i < len(cards):
                         break
                     i -= len(cards)
-            card = cards[i]
-            if flag:
-                apply(card | flag)
-                continue
-            del cards[i], queue[0]
-            suit = SUIT_OF[card]
+                card = cards[i]
+                del cards[i]
+                suit = SUIT_OF[card]
+                if led < 0:
+                    lean.led = suit
+            del queue[0]
             lean.suit_cost[suit] += cost[card]
             if shown:
                 shown.discard(card)
-            if led < 0:
-                lean.led = suit
             lean.plays.append((seat, _SINGLE[card], -1))
             if not queue:
                 trick_won()
