@@ -19,6 +19,10 @@ Moves are ints: a play is `card | (ability + 1) << 6 | (second + 1) << 10`
 (a plain play is its card id), Paper Egg is EGG, Five-Color Sand SAND, and a
 draft pick is PAIN - suit, ABILITY - ability id or BID - bid index.
 tests/engines/test_lean_tezuma_trick.py plays it side by side with the engine.
+
+A little over 300 lines: the whole hand (draft, play, trick end, scoring) on
+one state, as the engine's rules.py holds it; the heuristic's port and the
+random game live beside it (lean_bot.py, lean_random.py).
 """
 
 from __future__ import annotations
