@@ -36,6 +36,9 @@ def add_bench_parser(sub) -> None:
     service.add_argument("--server-processes", type=int, default=1, help="API processes (uvicorn --workers)")
     service.add_argument("--client", choices=["stream", "poll"], default="poll",
                          help="stream: each seat waits for `turn` on its SSE stream; poll: a GET before each move")
+    service.add_argument("--think-ms", type=float, default=0.0,
+                         help="each seat's thinking time before it answers a turn (0: at once, which saturates"
+                              " the server; a pace like people's or bots' measures latency below saturation)")
     service.add_argument("--json", action="store_true")
     service.set_defaults(run=_bench_service)
     from services.tools.bench_tournament import add_tournament_parser
@@ -111,7 +114,8 @@ class GameRunner:
     the seat may act, and the seat answers with one POST. `poll` instead GETs
     the game before each move (two requests per action)."""
 
-    def __init__(self, host: str, port: int, tokens: list[str], game_id: str, rng: random.Random, mode: str) -> None:
+    def __init__(self, host: str, port: int, tokens: list[str], game_id: str, rng: random.Random, mode: str,
+                 think_s: float = 0.0) -> None:
         from services.tools.loadclient import HttpConnection
 
         self.host, self.port = host, port
@@ -120,6 +124,7 @@ class GameRunner:
         self.game_id = game_id
         self.rng = rng
         self.mode = mode
+        self.think_s = think_s
         self.latencies: list[float] = []
         self.committed: dict[int, float] = {}
         self.accepted = 0
@@ -132,6 +137,8 @@ class GameRunner:
             await self._play_by_polling()
 
     async def _submit(self, seat: int, legal: list, version: int) -> None:
+        if self.think_s:
+            await asyncio.sleep(self.think_s)
         body = {"action": self.rng.choice(legal), "command_id": uuid.uuid4().hex, "expected_version": version}
         sent = time.perf_counter()
         status, reply, headers = await self.conns[seat].request(
@@ -243,7 +250,7 @@ async def run_service_bench(args: argparse.Namespace, database_url: str, redis_u
         arrivals = [dict() for _ in tables]
         watchers = [asyncio.create_task(spectate(host, port, gid, arrivals[i])) for i, (gid, _) in enumerate(tables)]
         await asyncio.sleep(0.5)  # streams connected
-        runners = [GameRunner(host, port, tokens, gid, random.Random(i), args.client) for i, (gid, tokens) in enumerate(tables)]
+        runners = [GameRunner(host, port, tokens, gid, random.Random(i), args.client, args.think_ms / 1000) for i, (gid, tokens) in enumerate(tables)]
         started = time.perf_counter()
         await asyncio.gather(*(r.play() for r in runners))
         elapsed = time.perf_counter() - started
@@ -275,6 +282,7 @@ async def run_service_bench(args: argparse.Namespace, database_url: str, redis_u
         "games": args.games,
         "game": args.game,
         "client": args.client,
+        "think_ms": args.think_ms,
         "players": args.players,
         "accepted_actions": accepted,
         "refused_actions": sum(r.refused for r in runners),
