@@ -16,6 +16,7 @@ from engines.kabuki_tricks import GAME as KT
 from engines.kabuki_tricks.events import Dealt
 from engines.kabuki_tricks.expert import determinize
 from engines.playout import Playout
+from tests.engines.expert_runs import clockless_run
 
 
 class _Watched(ExpertBot):
@@ -289,22 +290,7 @@ def test_without_a_clock_the_search_is_bounded_in_steps_and_deterministic(name, 
     from engines.expert import STEP_COST_S
 
     game, search = _game_and_search(name)
-    options = game.make_options({})
-    runs = []
-    for _ in range(2):
-        expert = ExpertBot(game, search, 0, options)
-        spent, choices = [], []
-        act = expert.act
-
-        def counted(view, legal, rng, expert=expert, act=act, spent=spent, choices=choices):
-            before = expert.steps
-            choices.append(act(view, legal, rng))
-            spent.append(expert.steps - before)
-            return choices[-1]
-
-        expert.act = counted
-        Playout(game, players, options, 17, [expert] + ["heuristic"] * (players - 1)).run()
-        runs.append((spent, choices))
+    runs = [clockless_run(game, search, 0, players, 17)[:2] for _ in range(2)]
     assert runs[0] == runs[1]
     assert max(runs[0][0]) <= 0.050 / STEP_COST_S + 16, max(runs[0][0])
     assert max(runs[0][0]) > 500  # the budget is used

@@ -20,6 +20,7 @@ from engines.kabuki_tricks.expert import SEARCH, lean_playout, to_action, to_mov
 from engines.kabuki_tricks.lean import CONFIGS, apply, from_state, legal, new_game, random_game
 from engines.kabuki_tricks.lean_bot import heuristic
 from engines.kabuki_tricks.state import OVER
+from tests.engines.expert_runs import clockless_run
 
 # Every player count with the options that change rules: KT-14's penalties,
 # KT-13's second seat after a dummy win.
@@ -144,25 +145,8 @@ def test_a_clockless_expert_decides_alike_with_the_lean_playout():
     """The service's tables run the expert without a clock: the lean playout
     counts its steps as the engine's does, so every decision and every step
     spent is the same with or without it."""
-    from engines.playout import Playout
-
-    options = GAME.make_options({})
     plain = Search(determinize=SEARCH.determinize, round_of=SEARCH.round_of, scores=SEARCH.scores)
-    runs = []
-    for search in (SEARCH, plain):
-        expert = ExpertBot(GAME, search, 1, options, worlds=2)
-        spent, choices = [], []
-        act = expert.act
-
-        def counted(view, legal_, rng, expert=expert, act=act, spent=spent, choices=choices):
-            before = expert.steps
-            choices.append(act(view, legal_, rng))
-            spent.append(expert.steps - before)
-            return choices[-1]
-
-        expert.act = counted
-        Playout(GAME, 4, options, 23, ["heuristic", expert, "heuristic", "heuristic"]).run()
-        runs.append((spent, choices, expert.errors))
+    runs = [clockless_run(GAME, search, 1, 4, 23, worlds=2) for search in (SEARCH, plain)]
     assert runs[0] == runs[1]
     assert runs[0][2] == 0 and sum(runs[0][0]) > 1000
 

@@ -16,14 +16,7 @@ import msgspec
 
 from engines.registry import available
 from services.app.errors import BadRequest
-
-
-class LobbySeat(msgspec.Struct):
-    seat: int
-    taken: bool
-    name: str | None = None
-    kind: str | None = None  # 'human', 'agent', 'bot'
-    bot: str | None = None
+from services.app.games.info import SeatInfo  # a seat as anyone may see it, the same in the lobby
 
 
 class LobbyTable(msgspec.Struct):
@@ -33,7 +26,7 @@ class LobbyTable(msgspec.Struct):
     players: int
     ranked: bool
     options: dict[str, Any]
-    seats: list[LobbySeat]
+    seats: list[SeatInfo]
     time_control: dict | None
     bot_delay_ms: int | None
     tournament_id: str | None
@@ -105,11 +98,11 @@ def _table(row) -> LobbyTable:
     for i in range(row["players"]):
         s = taken.get(i)
         if s is None:
-            seats.append(LobbySeat(i, False))
+            seats.append(SeatInfo(i, False))
         elif s["bot"] is not None:
-            seats.append(LobbySeat(i, True, f"{s['bot']} bot", "bot", s["bot"]))
+            seats.append(SeatInfo(i, True, f"{s['bot']} bot", "bot", s["bot"]))
         else:
-            seats.append(LobbySeat(i, True, s["name"], s["kind"]))
+            seats.append(SeatInfo(i, True, s["name"], s["kind"]))
     return LobbyTable(
         game_id=row["game_id"], game=row["game"], status=row["status"], players=row["players"], ranked=row["ranked"],
         options=_json(row["options"]), seats=seats, time_control=_json(row["time_control"]),
