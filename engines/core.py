@@ -318,4 +318,3 @@ class Game(Generic[S, E, A, O]):
             return msgspec.convert(raw, self.action_type, strict=False)
         except msgspec.ValidationError as exc:
             raise RuleError("bad_action", f"not a {self.title} action: {exc}") from None
-

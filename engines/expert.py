@@ -72,8 +72,16 @@ class ExpertBot:
     blind = False
     observes = True
 
-    def __init__(self, game: Game, search: Search, seat: int, options: Any, budget_ms: float = DEFAULT_BUDGET_MS,
-                 clock: Callable[[], float] | None = None, worlds: int = DEFAULT_WORLDS) -> None:
+    def __init__(
+        self,
+        game: Game,
+        search: Search,
+        seat: int,
+        options: Any,
+        budget_ms: float = DEFAULT_BUDGET_MS,
+        clock: Callable[[], float] | None = None,
+        worlds: int = DEFAULT_WORLDS,
+    ) -> None:
         self.game, self.search, self.seat, self.options = game, search, seat, options
         self.budget_s = budget_ms / 1000
         # No clock (the service's tables, golden files): a clock of playout
@@ -276,8 +284,9 @@ class ExpertBot:
         return now
 
 
-def deal_unseen(pool: list[int], need: list[int], voids: list[set[int]], suit_of: Sequence[int],
-                rng: random.Random, tries: int = 8) -> list[list[int]]:
+def deal_unseen(
+    pool: list[int], need: list[int], voids: list[set[int]], suit_of: Sequence[int], rng: random.Random, tries: int = 8
+) -> list[list[int]]:
     """`need[s]` random cards of `pool` for each holder, none of a suit it is
     known to lack (it did not follow it); what is left stays in `pool` (the
     discard). The most constrained holders draw first; after `tries`
@@ -309,15 +318,22 @@ def deal_unseen(pool: list[int], need: list[int], voids: list[set[int]], suit_of
 def expert_factory(game_ref: Callable[[], Game], search: Search) -> Callable[..., ExpertBot]:
     """The registry's factory (seat, options): clockless, a fixed number of worlds."""
 
-    def make(seat: int, options: Any, budget_ms: float = DEFAULT_BUDGET_MS,
-             clock: Callable[[], float] | None = None) -> ExpertBot:
+    def make(
+        seat: int, options: Any, budget_ms: float = DEFAULT_BUDGET_MS, clock: Callable[[], float] | None = None
+    ) -> ExpertBot:
         return ExpertBot(game_ref(), search, seat, options, budget_ms, clock)
 
     return make
 
 
-def make_bot(game: Game, name: str, seat: int, options: Any, clock: Callable[[], float] | None = None,
-             budget_ms: float = DEFAULT_BUDGET_MS) -> Any:
+def make_bot(
+    game: Game,
+    name: str,
+    seat: int,
+    options: Any,
+    clock: Callable[[], float] | None = None,
+    budget_ms: float = DEFAULT_BUDGET_MS,
+) -> Any:
     """A house bot by name; the expert gets the caller's clock and budget."""
     if name == "expert":
         return game.bots[name](seat, options, budget_ms=budget_ms, clock=clock)

@@ -31,7 +31,18 @@ class Deadlock(RuntimeError):
 
 class Playout:
     __slots__ = (
-        "game", "players", "options", "state", "log", "actions", "now_ms", "bots", "rng", "hook", "_observers", "_asked"
+        "game",
+        "players",
+        "options",
+        "state",
+        "log",
+        "actions",
+        "now_ms",
+        "bots",
+        "rng",
+        "hook",
+        "_observers",
+        "_asked",
     )
 
     def __init__(
@@ -50,7 +61,9 @@ class Playout:
         self.rng = random.Random(seed)
         # A name is a house bot made here; a bot object (an expert given a
         # clock by its caller, the arena's author seat) is used as it is.
-        self.bots = [game.bots[name](seat, options) if isinstance(name, str) else name for seat, name in enumerate(bots)]
+        self.bots = [
+            game.bots[name](seat, options) if isinstance(name, str) else name for seat, name in enumerate(bots)
+        ]
         # Only bots that remember (KM memory bot) pay for per-seat redaction.
         self._observers = [(seat, bot) for seat, bot in enumerate(self.bots) if bot.observes]
         self.hook = hook

@@ -21,10 +21,14 @@ MIN_MOVE_MS = 100
 # and move in less than a second.
 PERSON_MIN_MOVE_MS = 1_000
 
-MoveMs = Annotated[int, msgspec.Meta(
-    ge=MIN_MOVE_MS, le=DAY_MS,
-    description=f"time per move in ms ({MIN_MOVE_MS}..{DAY_MS}; at least {PERSON_MIN_MOVE_MS} where a person sits)",
-)]
+MoveMs = Annotated[
+    int,
+    msgspec.Meta(
+        ge=MIN_MOVE_MS,
+        le=DAY_MS,
+        description=f"time per move in ms ({MIN_MOVE_MS}..{DAY_MS}; at least {PERSON_MIN_MOVE_MS} where a person sits)",
+    ),
+]
 BankMs = Annotated[int, msgspec.Meta(ge=0, le=DAY_MS, description=f"a seat's time bank in ms (0..{DAY_MS})")]
 
 

@@ -132,7 +132,7 @@ def verify_events(game: Game, events: Sequence[Any]) -> Verdict:
     if not deals_ok:
         problems.append("the start events are not the ones the revealed seed deals")
 
-    replay_ok, later_deals_ok, why = _replay(game, logged_start, events[len(derived):])
+    replay_ok, later_deals_ok, why = _replay(game, logged_start, events[len(derived) :])
     if not later_deals_ok:
         problems.append("a deal event differs from the deal the engine makes from the seed's decks")
     if not replay_ok:

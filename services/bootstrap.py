@@ -17,11 +17,11 @@ from litestar import Litestar
 from services.app.accounts import SIGNIN_LIMIT, SIGNIN_WINDOW_S, Accounts, shared_secret
 from services.app.agents.dispatch import AgentDispatch
 from services.app.agents.registry import AgentService
+from services.app.games.cache import TableCache
 from services.app.games.deadlines import Deadlines
 from services.app.games.housebots import HouseBots
 from services.app.games.service import GameService
 from services.app.games.timers import Timers, tables_in_play
-from services.app.games.cache import TableCache
 from services.app.players import Players
 from services.app.ratings.projection import RatingsProjector
 from services.app.sessions import SessionKeys
@@ -61,7 +61,7 @@ class Runtime:
     agent_caller: object | None = None  # a worker's AgentCaller (workers/agent_calls.py), built on first use
 
     @classmethod
-    async def open(cls, settings: Settings) -> "Runtime":
+    async def open(cls, settings: Settings) -> Runtime:
         return await open_runtime(settings)
 
     async def close(self) -> None:
@@ -84,7 +84,9 @@ async def open_runtime(settings: Settings) -> Runtime:
     hub = Hub(redis, store, settings.resync_interval_s)
     publisher.local = hub.deliver  # this process's own commits reach its SSE clients without a Redis round trip
     tables = TableCache(pool, store)
-    games = GameService(pool, store, publisher, tables, known_version=hub.latest_version, recheck_s=settings.resync_interval_s)
+    games = GameService(
+        pool, store, publisher, tables, known_version=hub.latest_version, recheck_s=settings.resync_interval_s
+    )
     scheduler = await Scheduler.connect(settings.redis_url)
     deadlines = Deadlines(scheduler)
     bots = HouseBots(games, settings.bot_delay_ms, settings.table_bot_delay_ms)
@@ -96,17 +98,33 @@ async def open_runtime(settings: Settings) -> Runtime:
     # Every commit to a game stream, in this order: arm the turn's deadline,
     # drive the house bots, arm the table's timer, record a finished
     # tournament table, call or notify the agent whose turn it is.
-    games.on_commit.extend([
-        deadlines.on_commit,
-        bots.on_commit,
-        timers.on_commit,
-        tournaments.on_game_commit,
-        agent_dispatch.on_commit,
-    ])
+    games.on_commit.extend(
+        [
+            deadlines.on_commit,
+            bots.on_commit,
+            timers.on_commit,
+            tournaments.on_game_commit,
+            agent_dispatch.on_commit,
+        ]
+    )
     runtime = Runtime(
-        settings=settings, pool=pool, redis=redis, store=store, publisher=publisher, hub=hub, tables=tables,
-        games=games, bots=bots, timers=timers, players=players, scheduler=scheduler, deadlines=deadlines, tournaments=tournaments,
-        agents=agents, agent_dispatch=agent_dispatch, watchers=Watchers(redis),
+        settings=settings,
+        pool=pool,
+        redis=redis,
+        store=store,
+        publisher=publisher,
+        hub=hub,
+        tables=tables,
+        games=games,
+        bots=bots,
+        timers=timers,
+        players=players,
+        scheduler=scheduler,
+        deadlines=deadlines,
+        tournaments=tournaments,
+        agents=agents,
+        agent_dispatch=agent_dispatch,
+        watchers=Watchers(redis),
     )
     hub.start()
     in_play = await tables_in_play(games)  # mid-game when a process stopped
@@ -126,8 +144,14 @@ def create_app(settings: Settings) -> Litestar:
         keys = SessionKeys(await shared_secret(runtime.pool, settings.session_secret))
         runtime.players.keys = keys  # the session cookie, on every route (services/app/sessions.py)
         app.state.update(
-            settings=settings, runtime=runtime, pool=runtime.pool, redis=runtime.redis, hub=runtime.hub,
-            games=runtime.games, players=runtime.players, tournaments=runtime.tournaments,
+            settings=settings,
+            runtime=runtime,
+            pool=runtime.pool,
+            redis=runtime.redis,
+            hub=runtime.hub,
+            games=runtime.games,
+            players=runtime.players,
+            tournaments=runtime.tournaments,
             accounts=Accounts(runtime.players, keys),
             # Sign-in attempts per name (guessing passwords), over every process.
             signin_limiter=RateLimiter(runtime.redis, SIGNIN_LIMIT, SIGNIN_WINDOW_S),

@@ -8,6 +8,7 @@ import argparse
 import os
 import sys
 
+
 def _lazy(module: str, name: str):
     """The command `name` of services/tools/<module>.py, imported when it runs:
     `hanamichi --help` loads no server code."""
@@ -32,8 +33,11 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument("--bots", default="", help="comma-separated bot per seat (default: all random)")
     sim.add_argument("--options", default="{}", help="table options as JSON")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
-    sim.add_argument("--calibrate", action="store_true",
-                     help="time a bare pure-Python Kabuki Tricks playout and each game's random playouts beside it")
+    sim.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="time a bare pure-Python Kabuki Tricks playout and each game's random playouts beside it",
+    )
     sim.add_argument("--seconds", type=float, default=1.0, help="--calibrate: seconds per timing (best of 3)")
     sim.set_defaults(run=_lazy("commands", "simulate_cmd"), parser=sim)
 
@@ -49,12 +53,19 @@ def main(argv: list[str] | None = None) -> int:
     serve = sub.add_parser("serve", help="run the API (embedded PostgreSQL/Redis unless DATABASE_URL/REDIS_URL)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--log-level", default=os.environ.get("HANAMICHI_LOG_LEVEL", "info"),
-                       help="debug, info (default; an idle server writes nothing), warning, error")
+    serve.add_argument(
+        "--log-level",
+        default=os.environ.get("HANAMICHI_LOG_LEVEL", "info"),
+        help="debug, info (default; an idle server writes nothing), warning, error",
+    )
     serve.add_argument("--access-log", action="store_true", help="a JSON line per request (or HANAMICHI_ACCESS_LOG=1)")
     serve.add_argument("--no-worker", action="store_true", help="run the API only (workers run elsewhere)")
-    serve.add_argument("--processes", type=int, default=int(os.environ.get("HANAMICHI_PROCESSES", "0")),
-                       help="API processes on the one port (default: one per core)")
+    serve.add_argument(
+        "--processes",
+        type=int,
+        default=int(os.environ.get("HANAMICHI_PROCESSES", "0")),
+        help="API processes on the one port (default: one per core)",
+    )
     serve.set_defaults(run=_lazy("serve", "serve"))
 
     worker = sub.add_parser("worker", help="run an arq worker: tournaments, deadlines, ratings")
@@ -65,12 +76,14 @@ def main(argv: list[str] | None = None) -> int:
 
     ratings = sub.add_parser("ratings", help="ratings maintenance")
     ratings_sub = ratings.add_subparsers(dest="ratings_command", required=True)
-    rebuild = ratings_sub.add_parser("rebuild", help="recompute every rating from the log and compare with the stored ones")
+    rebuild = ratings_sub.add_parser(
+        "rebuild", help="recompute every rating from the log and compare with the stored ones"
+    )
     rebuild.add_argument("--write", action="store_true", help="replace the stored ratings with the recomputed ones")
     rebuild.set_defaults(run=_lazy("commands", "ratings"))
 
-    from services.tools.bench import add_bench_parser
     from services.kit.cli import add_kit_parsers
+    from services.tools.bench import add_bench_parser
 
     add_bench_parser(sub)
     add_kit_parsers(sub)
@@ -80,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     from services.infra import logs
 
     process = ProcessSettings.from_env()
-    logs.configure(getattr(args, "log_level", None) or process.log_level, process.log_text)  # JSON lines, quiet when idle
+    logs.configure(
+        getattr(args, "log_level", None) or process.log_level, process.log_text
+    )  # JSON lines, quiet when idle
     return args.run(args)
 
 

@@ -62,7 +62,7 @@ class Settings:
     metrics_port: int | None = None
 
     @classmethod
-    def from_env(cls) -> "Settings":
+    def from_env(cls) -> Settings:
         env = os.environ
         return cls(
             database_url=env.get("DATABASE_URL") or None,
@@ -84,8 +84,10 @@ class Settings:
 
 def agent_settings(env) -> AgentSettings:
     """What agents are held to, from HANAMICHI_AGENT_* and HANAMICHI_ALLOW_*_AGENTS."""
-    default = {"move_ms": int(env.get("HANAMICHI_AGENT_MOVE_MS", "5000")),
-               "bank_ms": int(env.get("HANAMICHI_AGENT_BANK_MS", "30000"))}
+    default = {
+        "move_ms": int(env.get("HANAMICHI_AGENT_MOVE_MS", "5000")),
+        "bank_ms": int(env.get("HANAMICHI_AGENT_BANK_MS", "30000")),
+    }
     try:  # the same bounds as every table's time control, checked at start-up
         msgspec.convert(default, TimeControl)
     except msgspec.ValidationError as err:
@@ -116,7 +118,7 @@ class ProcessSettings:
     trusted_proxies: str = ""
 
     @classmethod
-    def from_env(cls) -> "ProcessSettings":
+    def from_env(cls) -> ProcessSettings:
         env = os.environ
         return cls(
             log_level=(env.get("HANAMICHI_LOG_LEVEL") or "INFO").upper(),

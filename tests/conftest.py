@@ -150,11 +150,24 @@ class ServerProcess(ChildProcess):
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--factory", "services.bootstrap:app_from_env",
-             "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning",
-             # the protocol `hanamichi serve` runs: request timeouts, per-address cap
-             "--http", "services.http.httpserver:GuardedHttpProtocol"],
-            cwd=ROOT, env=self.env,
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--factory",
+                "services.bootstrap:app_from_env",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--log-level",
+                "warning",
+                # the protocol `hanamichi serve` runs: request timeouts, per-address cap
+                "--http",
+                "services.http.httpserver:GuardedHttpProtocol",
+            ],
+            cwd=ROOT,
+            env=self.env,
         )
         deadline = time.time() + 30
         while time.time() < deadline:
@@ -188,11 +201,14 @@ class WorkerProcess(ChildProcess):
         self.log_path = log_path
         self.proc: subprocess.Popen | None = None
 
-    def start(self) -> "WorkerProcess":
+    def start(self) -> WorkerProcess:
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "services.cli", "worker"], cwd=ROOT, env=self.env,
-                stdout=log, stderr=subprocess.STDOUT,
+                [sys.executable, "-m", "services.cli", "worker"],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         return self
 

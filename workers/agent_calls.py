@@ -51,8 +51,9 @@ class AgentCaller:
     async def close(self) -> None:
         await self.http.close()
 
-    def call_soon(self, game_id: str, version: int, seat: int, committed_ms: float, delay_ms: int = 0,
-                  optional: bool = False) -> None:
+    def call_soon(
+        self, game_id: str, version: int, seat: int, committed_ms: float, delay_ms: int = 0, optional: bool = False
+    ) -> None:
         """The direct path: a commit made in this worker calls the next
         agent without the queue, `delay_ms` from now (when its turn opens;
         the backstop deadline still stands)."""
@@ -60,8 +61,9 @@ class AgentCaller:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _call_logged(self, game_id: str, version: int, seat: int, committed_ms: float, delay_ms: int,
-                           optional: bool) -> None:
+    async def _call_logged(
+        self, game_id: str, version: int, seat: int, committed_ms: float, delay_ms: int, optional: bool
+    ) -> None:
         try:
             if delay_ms > 0:
                 await asyncio.sleep(delay_ms / 1000)
@@ -88,7 +90,12 @@ class AgentCaller:
         if table is None:
             return "stale"
         holder = table.seats[seat]
-        if holder is None or holder.bot is not None or holder.kind != "agent" or seat not in table.game.waiting_for(table.state):
+        if (
+            holder is None
+            or holder.bot is not None
+            or holder.kind != "agent"
+            or seat not in table.game.waiting_for(table.state)
+        ):
             return "stale"
         # Called a little early (a queue's or a clock's slack): the turn opens
         # when the seat can act (item 19), so wait for that, then look again.
@@ -104,11 +111,18 @@ class AgentCaller:
         game = table.game
         # What decide accepts now (the server's clock), never more (item 19).
         legal = game.legal_actions(table.state, seat, now_ms())
-        body = msgspec.json.encode({
-            "game": game.name, "game_id": game_id, "seat": seat, "version": version,
-            "view": game.view(table.state, seat), "legal_actions": legal,
-            "deadline_ms": move_ms, "time_bank_ms": bank_left,
-        })
+        body = msgspec.json.encode(
+            {
+                "game": game.name,
+                "game_id": game_id,
+                "seat": seat,
+                "version": version,
+                "view": game.view(table.state, seat),
+                "legal_actions": legal,
+                "deadline_ms": move_ms,
+                "time_bank_ms": bank_left,
+            }
+        )
         budget_ms = move_ms + bank_left
         sent_ms = time.time() * 1000
         answer = ""
@@ -116,7 +130,8 @@ class AgentCaller:
             reason, detail, raw, answered_ms = "unreachable", "the agent was deleted", None, None
         else:
             reason, detail, raw, answered_ms, answer = await post_to_agent(
-                self.http, self.settings, agent, body, budget_ms, f"{game_id}:{version}:{seat}")
+                self.http, self.settings, agent, body, budget_ms, f"{game_id}:{version}:{seat}"
+            )
             if reason in ("timeout", "unreachable"):
                 # Deleted while the call was in flight: that is why (issue 12).
                 now = await agents.get(holder.player_id)
@@ -131,8 +146,19 @@ class AgentCaller:
         try:
             outcome, detail = await self._settle(game_id, version, seat, reason, detail, raw, answered_ms)
             await agents.record_turn(
-                game_id, version, seat, holder.player_id, committed_ms, sent_ms, answered_ms, time.time() * 1000,
-                min(used_ms, 2**31 - 1), overdraft, outcome, detail, answer,
+                game_id,
+                version,
+                seat,
+                holder.player_id,
+                committed_ms,
+                sent_ms,
+                answered_ms,
+                time.time() * 1000,
+                min(used_ms, 2**31 - 1),
+                overdraft,
+                outcome,
+                detail,
+                answer,
             )
         finally:
             agents.release_charge(game_id, seat, overdraft)
@@ -158,32 +184,53 @@ class AgentCaller:
             return "stale"
         move_ms, _bank_ms = self.settings.time_control(table.time_control)
         game = table.game
-        body = msgspec.json.encode({
-            "game": game.name, "game_id": game_id, "seat": seat, "version": version,
-            "view": game.view(table.state, seat), "legal_actions": legal,
-            "deadline_ms": move_ms, "time_bank_ms": 0, "optional": True,
-        })
+        body = msgspec.json.encode(
+            {
+                "game": game.name,
+                "game_id": game_id,
+                "seat": seat,
+                "version": version,
+                "view": game.view(table.state, seat),
+                "legal_actions": legal,
+                "deadline_ms": move_ms,
+                "time_bank_ms": 0,
+                "optional": True,
+            }
+        )
         reason, detail, raw, answered_ms, _answer = await post_to_agent(
             self.http, self.settings, agent, body, move_ms, f"{game_id}:{version}:{seat}:chance", OptionalAnswer
         )
         if reason is not None or raw is None:
             return "passed"
         try:
-            await self.rt.games.act(game_id, seat, raw, K.agent_command_id(seat, version, chance=True), expected_version=version,
-                                    received_ms=int(answered_ms))
+            await self.rt.games.act(
+                game_id,
+                seat,
+                raw,
+                K.agent_command_id(seat, version, chance=True),
+                expected_version=version,
+                received_ms=int(answered_ms),
+            )
         except ServiceError as err:  # e.g. already_called, version_conflict: the chance went to another
             log.debug("optional answer of %s@%s seat %s refused: %s", game_id, version, seat, err.message)
             return "refused"
         return "ok"
 
-    async def _settle(self, game_id: str, version: int, seat: int, reason: str | None, detail: str,
-                      raw, answered_ms: float | None) -> tuple[str, str]:
+    async def _settle(
+        self, game_id: str, version: int, seat: int, reason: str | None, detail: str, raw, answered_ms: float | None
+    ) -> tuple[str, str]:
         """The agent's answer as its move, or the default move and why: (outcome, detail)."""
         games = self.rt.games
         if reason is None:
             try:
-                await games.act(game_id, seat, raw, K.agent_command_id(seat, version), expected_version=version,
-                                received_ms=int(answered_ms))
+                await games.act(
+                    game_id,
+                    seat,
+                    raw,
+                    K.agent_command_id(seat, version),
+                    expected_version=version,
+                    received_ms=int(answered_ms),
+                )
                 outcome = "ok"
             except BadRequest as err:
                 reason, detail = "invalid_response", f"{err.code}: {err.message}"
@@ -200,7 +247,12 @@ class AgentCaller:
             # may name the author's addresses) stays in agent_turns, for its owner.
             public_detail = detail.split(":", 1)[0] if reason == "unreachable" else detail[:200]
             played = await games.play_for_seat(
-                game_id, seat, reason, due_version=version, detail=public_detail, strike_limit=self.settings.strike_limit
+                game_id,
+                seat,
+                reason,
+                due_version=version,
+                detail=public_detail,
+                strike_limit=self.settings.strike_limit,
             )
             if not played:
                 outcome = "stale"
@@ -229,8 +281,9 @@ async def close_caller(runtime: Runtime) -> None:
         await caller.close()
 
 
-async def call_agent(ctx: dict, game_id: str, version: int, seat: int, committed_ms: float,
-                     optional: bool = False) -> str:
+async def call_agent(
+    ctx: dict, game_id: str, version: int, seat: int, committed_ms: float, optional: bool = False
+) -> str:
     try:
         if optional:
             return await _caller(ctx).offer(game_id, version, seat)

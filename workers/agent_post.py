@@ -36,13 +36,22 @@ def agent_client() -> aiohttp.ClientSession:
     idle connections kept 5 s (httpx's keep-alive expiry)."""
     return aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(limit=2000, keepalive_timeout=5),
-        timeout=aiohttp.ClientTimeout(), trust_env=False, cookie_jar=aiohttp.DummyCookieJar(),
+        timeout=aiohttp.ClientTimeout(),
+        trust_env=False,
+        cookie_jar=aiohttp.DummyCookieJar(),
         headers={"User-Agent": "hanamichi-agent-caller/1"},
     )
 
 
-async def post_to_agent(http: aiohttp.ClientSession, settings: AgentSettings, agent, body: bytes, budget_ms: int,
-                        delivery: str, answer_type=Answer):
+async def post_to_agent(
+    http: aiohttp.ClientSession,
+    settings: AgentSettings,
+    agent,
+    body: bytes,
+    budget_ms: int,
+    delivery: str,
+    answer_type=Answer,
+):
     """(reason, detail, action, answered_ms, answer); reason None when the
     answer is usable. `answer` is the first ANSWER_HEAD bytes of the body
     (or of an HTTP error's body), for the owner's turn log (issue 12)."""
@@ -82,7 +91,7 @@ async def post_to_agent(http: aiohttp.ClientSession, settings: AgentSettings, ag
     try:
         answer = msgspec.json.decode(data, type=answer_type)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
-        return "invalid_response", f"not {{\"action\": {{...}}}}: {exc}"[:200], None, answered_ms, head
+        return "invalid_response", f'not {{"action": {{...}}}}: {exc}'[:200], None, answered_ms, head
     return None, "", answer.action, answered_ms, head
 
 

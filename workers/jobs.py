@@ -60,6 +60,9 @@ async def reconcile(ctx: dict) -> dict:
 # One try: if the worker dies mid-call, the call's backstop deadline plays.
 # Each timed and its failures counted by name (services/infra/metrics.py).
 FUNCTIONS = [
-    timed_job(start_tournament), timed_job(record_table), timed_job(move_deadline),
-    func(timed_job(call_agent), name=K.JOB_CALL_AGENT, timeout=3600, max_tries=1, keep_result=0), timed_job(agent_deadline),
+    timed_job(start_tournament),
+    timed_job(record_table),
+    timed_job(move_deadline),
+    func(timed_job(call_agent), name=K.JOB_CALL_AGENT, timeout=3600, max_tries=1, keep_result=0),
+    timed_job(agent_deadline),
 ]

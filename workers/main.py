@@ -12,14 +12,14 @@ from arq.worker import Worker
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from services.infra import keys as K
-from services.config import Settings
-from services.infra.metrics import serve_for_worker, timed_job
 from services.bootstrap import open_worker
+from services.config import Settings
+from services.infra import keys as K
+from services.infra.metrics import serve_for_worker, timed_job
 from services.infra.scheduler import redis_settings
 from workers.agent_calls import close_caller
-from workers.summary import summarise
 from workers.jobs import FUNCTIONS, reconcile
+from workers.summary import summarise
 
 log = logging.getLogger("hanamichi.worker")
 
@@ -94,7 +94,9 @@ def build_worker(settings: Settings) -> Worker:
         # picked up by the next worker as its second try. With arq's default
         # of 1 that was a WARNING ("cron:reconcile max retries 1 exceeded")
         # for an idempotent 5 s sweep (an idle worker must log nothing).
-        cron_jobs=[cron(timed_job(reconcile), second=set(range(0, 60, 5)), run_at_startup=False, unique=True, max_tries=2)],
+        cron_jobs=[
+            cron(timed_job(reconcile), second=set(range(0, 60, 5)), run_at_startup=False, unique=True, max_tries=2)
+        ],
         queue_name=K.ARQ_QUEUE,
         redis_settings=redis_settings(settings.redis_url),
         on_startup=on_startup,

@@ -13,6 +13,7 @@ from collections import Counter
 
 log = logging.getLogger("hanamichi.worker")
 
+
 def _counts(worker) -> tuple[int, int, int, Counter]:
     runtime = worker.ctx.get("runtime") if isinstance(getattr(worker, "ctx", None), dict) else None
     caller = getattr(runtime, "agent_caller", None)

@@ -37,7 +37,7 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
     turned: list[int] = []  # reserve cards shown so far, in order
     # Seat order within a trick needs the start player: replay the public log.
     start, plays, choices = started.dealer, 0, 0
-    for e in events[dealt_at + 1:]:
+    for e in events[dealt_at + 1 :]:
         kind = type(e)
         if kind is Played:
             if e.card not in kept_by[e.seat]:
@@ -66,7 +66,7 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
         rng.shuffle(rest)
         reserve = tuple(turned) + tuple(rest)
     world = [replace(started, reserve=reserve), Dealt(tuple(hands))]
-    world.extend(events[dealt_at + 1:])
+    world.extend(events[dealt_at + 1 :])
     return world
 
 
@@ -84,5 +84,11 @@ def _lean_playout(state: State, seat: int, action, seed: int, options):
     return playout(state, seat, action, HORIZON)
 
 
-SEARCH = Search(determinize=determinize, round_of=_round, scores=_scores, horizon=HORIZON,
-                lean_playout=_lean_playout, lean_random_game=random_game)
+SEARCH = Search(
+    determinize=determinize,
+    round_of=_round,
+    scores=_scores,
+    horizon=HORIZON,
+    lean_playout=_lean_playout,
+    lean_random_game=random_game,
+)

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import random
 
-from engines.cahoots.actions import KEEP as KEEP_ACTIONS, KILL as KILL_ACTIONS, PICK as PICK_ACTIONS
-from engines.cahoots.actions import PLAY as PLAY_ACTIONS, Keep, Kill, Pick, Play
+from engines.cahoots.actions import KEEP as KEEP_ACTIONS
+from engines.cahoots.actions import KILL as KILL_ACTIONS
+from engines.cahoots.actions import PICK as PICK_ACTIONS
+from engines.cahoots.actions import PLAY as PLAY_ACTIONS
+from engines.cahoots.actions import Keep, Kill, Pick, Play
 from engines.cahoots.cards import (
     DECK,
     HAND_SIZE,
@@ -29,7 +32,11 @@ from engines.cahoots.cards import (
     VALUE_OF,
 )
 from engines.cahoots.rules import pick_order, trick_points
-from engines.cahoots.state import CHOOSE as S_CHOOSE, ENDED, OVER as S_OVER, PICK as S_PICK, PLAY as S_PLAY, SCORING
+from engines.cahoots.state import CHOOSE as S_CHOOSE
+from engines.cahoots.state import ENDED, SCORING
+from engines.cahoots.state import OVER as S_OVER
+from engines.cahoots.state import PICK as S_PICK
+from engines.cahoots.state import PLAY as S_PLAY
 from engines.expert import MAX_PLAYOUT_STEPS
 
 PLAY, CHOOSE, PICK, OVER = range(4)  # lean phases (the engine's SCORING/ENDED never rest: `settle`)
@@ -47,8 +54,10 @@ def _tables(identities: tuple[int, ...]) -> tuple[list, list]:
     tables = _TABLES.get(identities)
     if tables is None:
         n = len(identities)
-        points = [trick_points(tuple(s for s in range(6) if mask >> s & 1), identities) if mask else (0,) * n
-                  for mask in range(64)]
+        points = [
+            trick_points(tuple(s for s in range(6) if mask >> s & 1), identities) if mask else (0,) * n
+            for mask in range(64)
+        ]
         gains = [[p[seat] - (sum(p) - p[seat]) / (n - 1) for p in points] for seat in range(n)]
         tables = _TABLES[identities] = (points, gains)
     return tables
@@ -57,8 +66,14 @@ def _tables(identities: tuple[int, ...]) -> tuple[list, list]:
 def winning_mask(totals: list[int]) -> int:
     """The suits with the highest total (CH-5), as a bit mask."""
     best = max(totals)
-    return ((totals[0] == best) | (totals[1] == best) << 1 | (totals[2] == best) << 2
-            | (totals[3] == best) << 3 | (totals[4] == best) << 4 | (totals[5] == best) << 5)
+    return (
+        (totals[0] == best)
+        | (totals[1] == best) << 1
+        | (totals[2] == best) << 2
+        | (totals[3] == best) << 3
+        | (totals[4] == best) << 4
+        | (totals[5] == best) << 5
+    )
 
 
 def encode(action) -> int:
@@ -70,11 +85,39 @@ def decode(move: int):
 
 
 class Lean:
-    __slots__ = ("n", "face", "identities", "points", "gains", "mine", "others", "hands", "scores", "trick", "start",
-                 "phase", "actor", "table", "totals", "free", "chosen", "keeps", "pool", "picks", "reserve")
+    __slots__ = (
+        "n",
+        "face",
+        "identities",
+        "points",
+        "gains",
+        "mine",
+        "others",
+        "hands",
+        "scores",
+        "trick",
+        "start",
+        "phase",
+        "actor",
+        "table",
+        "totals",
+        "free",
+        "chosen",
+        "keeps",
+        "pool",
+        "picks",
+        "reserve",
+    )
 
-    def __init__(self, players: int, face: bool, identities: tuple[int, ...], start: int,
-                 hands: list[list[int]], reserve: list[int]) -> None:
+    def __init__(
+        self,
+        players: int,
+        face: bool,
+        identities: tuple[int, ...],
+        start: int,
+        hands: list[list[int]],
+        reserve: list[int],
+    ) -> None:
         self.n, self.face, self.identities = players, face, identities
         self.points, self.gains = _tables(identities)
         self.mine = [IDENTITIES[i] for i in identities]
@@ -93,8 +136,14 @@ class Lean:
     @classmethod
     def from_state(cls, state) -> Lean:
         """A lean copy of an engine `State` (a dealt one)."""
-        lean = cls(state.players, state.options.face_value_scoring, state.identities, state.start,
-                   [list(hand) for hand in state.hands], list(state.reserve))
+        lean = cls(
+            state.players,
+            state.options.face_value_scoring,
+            state.identities,
+            state.start,
+            [list(hand) for hand in state.hands],
+            list(state.reserve),
+        )
         lean.scores = list(state.scores)
         lean.trick, lean.actor = state.trick, state.actor
         lean.table = list(state.table)
@@ -287,8 +336,9 @@ def _choose_keys(mine: tuple[int, ...], last: bool, scoring_now: bool) -> list[f
 
 
 # [identity][last][scoring_now] -> keys: the few tables there are, made once.
-_CHOOSE_KEYS = [[[_choose_keys(mine, last, scoring) for scoring in (False, True)] for last in (False, True)]
-                for mine in IDENTITIES]
+_CHOOSE_KEYS = [
+    [[_choose_keys(mine, last, scoring) for scoring in (False, True)] for last in (False, True)] for mine in IDENTITIES
+]
 
 
 def _choose(lean: Lean, seat: int, moves: list[int]) -> int:
@@ -342,7 +392,7 @@ def deal(players: int, face: bool, rng: random.Random) -> Lean:
     rng.shuffle(deck)
     reserve = list(THREE_PLAYER_RESERVE) if players == 3 else []
     rng.shuffle(reserve)
-    hands = [deck[seat * HAND_SIZE:(seat + 1) * HAND_SIZE] for seat in range(players)]
+    hands = [deck[seat * HAND_SIZE : (seat + 1) * HAND_SIZE] for seat in range(players)]
     return Lean(players, face, tuple(identities[:players]), dealer, hands, reserve)
 
 

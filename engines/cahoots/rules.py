@@ -16,7 +16,9 @@ from engines.cahoots.cards import (
 )
 from engines.cahoots.events import Chose, Dealt, GameEnded, Picked, Played, Started, TrickScored
 from engines.cahoots.options import Options
-from engines.cahoots.state import CHOOSE, ENDED, OVER, PICK as PICKING, PLAY as PLAYING, SCORING, State, evolve
+from engines.cahoots.state import CHOOSE, ENDED, OVER, SCORING, State, evolve
+from engines.cahoots.state import PICK as PICKING
+from engines.cahoots.state import PLAY as PLAYING
 from engines.core import Chance, Ctx, Result, RuleError, places_from, settle
 
 _SEAT_SETS = {-1: frozenset(), **{seat: frozenset((seat,)) for seat in range(4)}}

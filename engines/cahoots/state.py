@@ -116,9 +116,7 @@ def _close_trick(state: State, **changes) -> State:
     if state.trick == TRICKS:
         return replace(state, table=(), choices=(), phase=ENDED, actor=-1, **changes)
     start = (state.start + 1) % state.players
-    return replace(
-        state, table=(), choices=(), trick=state.trick + 1, start=start, phase=PLAY, actor=start, **changes
-    )
+    return replace(state, table=(), choices=(), trick=state.trick + 1, start=start, phase=PLAY, actor=start, **changes)
 
 
 def _trick_scored(state: State, event: TrickScored) -> State:

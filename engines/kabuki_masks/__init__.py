@@ -6,8 +6,8 @@ from engines.core import Game
 from engines.expert import expert_factory
 from engines.kabuki_masks.actions import AnyAction
 from engines.kabuki_masks.bots import BOTS
-from engines.kabuki_masks.expert import SEARCH
 from engines.kabuki_masks.events import DEAL_TAGS, AnyEvent, event_time, setup
+from engines.kabuki_masks.expert import SEARCH
 from engines.kabuki_masks.options import Options
 from engines.kabuki_masks.rules import (
     automatic,
@@ -23,8 +23,18 @@ from engines.kabuki_masks.rules import (
     to_act,
 )
 from engines.kabuki_masks.state import evolve
-from engines.kabuki_masks.view import all_cards, hidden_cards, redact, revealed_cards, view
-from engines.kabuki_masks.view import blank, blank_view, moment, moments, past_cards
+from engines.kabuki_masks.view import (
+    all_cards,
+    blank,
+    blank_view,
+    hidden_cards,
+    moment,
+    moments,
+    past_cards,
+    redact,
+    revealed_cards,
+    view,
+)
 
 GAME = Game(
     name="kabuki-masks",

@@ -12,12 +12,13 @@
 from __future__ import annotations
 
 import random
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from engines.kabuki_masks.actions import Place, Stop
+from engines.kabuki_masks.cards import COPIES, PILES
 from engines.kabuki_masks.events import Placed, RoundStarted, Stopped
 from engines.kabuki_masks.options import forget_probability
-from engines.kabuki_masks.cards import COPIES, PILES
 
 RANDOM_STOP_PROBABILITY = 0.05
 # An unknown (forgotten) covered card counts as this much of a match when

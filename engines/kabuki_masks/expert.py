@@ -44,7 +44,7 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
     started = events[0]
     current = max(i for i, e in enumerate(events) if type(e) is RoundStarted)
     round_no = events[current].round
-    shown = [e.card for e in events[current + 1:] if type(e) is Revealed]
+    shown = [e.card for e in events[current + 1 :] if type(e) is Revealed]
     known = {c for c in shown if c is not None}
     rest = [c for c in CARDS if c not in known]
     rng.shuffle(rest)
@@ -58,9 +58,9 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
             rng.shuffle(other)
             decks.append(tuple(other))
     world = [replace(started, decks=tuple(decks))]
-    world.extend(events[1:current + 1])
+    world.extend(events[1 : current + 1])
     k, card = 0, None
-    for e in events[current + 1:]:
+    for e in events[current + 1 :]:
         kind = type(e)
         # Blanked in a history read (a bot rebuilt after a restart): the world's card at this draw.
         if kind is Revealed:
@@ -93,5 +93,12 @@ def _prime(bots: list, state: State) -> None:
             bot.piles = [list(pile) for pile in state.piles]
 
 
-SEARCH = Search(determinize=determinize, round_of=_round, scores=_scores, clock_of=_clock, prime=_prime,
-                lean_playout=lean.playout, lean_random_game=lean.random_game)
+SEARCH = Search(
+    determinize=determinize,
+    round_of=_round,
+    scores=_scores,
+    clock_of=_clock,
+    prime=_prime,
+    lean_playout=lean.playout,
+    lean_random_game=lean.random_game,
+)

@@ -23,8 +23,24 @@ RANDOM_STOP_PROBABILITY = 0.05  # the `random` bot's (engines/kabuki_masks/bots.
 
 
 class Lean:
-    __slots__ = ("players", "round", "tokens", "banked", "piles", "counts", "decks", "drawn", "revealed", "placer",
-                 "placements", "last_seat", "last_pile", "called", "ended_by", "over")
+    __slots__ = (
+        "players",
+        "round",
+        "tokens",
+        "banked",
+        "piles",
+        "counts",
+        "decks",
+        "drawn",
+        "revealed",
+        "placer",
+        "placements",
+        "last_seat",
+        "last_pile",
+        "called",
+        "ended_by",
+        "over",
+    )
 
     def __init__(self, players: int, decks) -> None:
         self.players = players

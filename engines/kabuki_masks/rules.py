@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engines.core import Chance, Ctx, Result, RuleError, places_from, settle
 from engines.kabuki_masks.actions import Place, Stop
+from engines.kabuki_masks.cards import CARDS, COPIES, PILES, ROUNDS, tokens_per_round
 from engines.kabuki_masks.events import (
     GameEnded,
     Placed,
@@ -14,7 +15,6 @@ from engines.kabuki_masks.events import (
     Stopped,
 )
 from engines.kabuki_masks.options import Options
-from engines.kabuki_masks.cards import CARDS, COPIES, PILES, ROUNDS, tokens_per_round
 from engines.kabuki_masks.state import State, evolve
 
 PLACES = tuple(Place(pile) for pile in range(PILES))
@@ -136,7 +136,8 @@ def _stop(s: State, seat: int, action: Stop, now_ms: int) -> list:
     if _stop_too_late(s, now_ms):
         ends = stop_chance_ends_at_ms(s)
         raise RuleError(
-            "too_late", f"the last card's Stop chance ended at {ends} ms ({now_ms - ends} ms before your call); the round is over"
+            "too_late",
+            f"the last card's Stop chance ended at {ends} ms ({now_ms - ends} ms before your call); the round is over",
         )
     # KM-4: every covered card like the top moves a token from placer to caller.
     cards = s.piles[s.last_pile]

@@ -12,9 +12,7 @@ from .expert import SEARCH
 from .options import Options
 from .rules import automatic, decide, describe, is_over, legal_actions, result, start, to_act
 from .state import evolve
-from .view import all_cards, hidden_cards, redact, revealed_cards, view
-from .view import blank, blank_view, moment, moments, past_cards
-
+from .view import all_cards, blank, blank_view, hidden_cards, moment, moments, past_cards, redact, revealed_cards, view
 
 GAME = Game(
     name="kabuki-tricks",

@@ -1,11 +1,11 @@
 """Commands a seat sends. Tags are stable; suits are names, cards are ints (cards.py).
 
-  {"type": "deal"}                                            the dealer deals the round
-  {"type": "direct", "high": true, "order": ["green", "purple", "orange", "blue"]}   KT-10
-  {"type": "play", "card": 16}                                a suit card (purple 7)
-  {"type": "joker", "actor": "blue", "prediction": 2, "adjust": {"swap": 1}}
-        adjust: null | {"flip": true} | {"swap": i} (swap the actors at positions i, i+1,
-        0 = strongest, KT-6); actor and prediction are null only for the 5th Joker (KT-7).
+{"type": "deal"}                                            the dealer deals the round
+{"type": "direct", "high": true, "order": ["green", "purple", "orange", "blue"]}   KT-10
+{"type": "play", "card": 16}                                a suit card (purple 7)
+{"type": "joker", "actor": "blue", "prediction": 2, "adjust": {"swap": 1}}
+      adjust: null | {"flip": true} | {"swap": i} (swap the actors at positions i, i+1,
+      0 = strongest, KT-6); actor and prediction are null only for the 5th Joker (KT-7).
 """
 
 from __future__ import annotations

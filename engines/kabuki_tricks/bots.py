@@ -182,7 +182,8 @@ class HeuristicBot:
 
     def _joker(self, view, jokers, strength, suit_cards, unknown, others, tricks):
         predicted, keep = prediction(
-            tricks, suit_cards, lambda: self._win_chances(suit_cards, unknown, strength, others))
+            tricks, suit_cards, lambda: self._win_chances(suit_cards, unknown, strength, others)
+        )
         free = {a.actor for a in jokers}
         if None in free:  # KT-7: nothing to place
             return jokers[0]

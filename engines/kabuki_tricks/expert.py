@@ -20,6 +20,7 @@ tests/engines/test_lean_kabuki_tricks.py holds them to the engine's."""
 from __future__ import annotations
 
 import random
+
 from msgspec.structs import replace
 
 from engines.expert import Search, deal_unseen
@@ -45,7 +46,7 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
     voids: list[set[int]] = [set() for _ in range(holders)]
     led = None  # the suit led in the trick in play (None: no trick, or its lead is blanked)
     leading = True
-    for e in events[last + 1:]:
+    for e in events[last + 1 :]:
         kind = type(e)
         if kind is Played:
             if leading:
@@ -81,7 +82,7 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
     # the next round's side and order): their hidden deals are not needed.
     world = [e for e in events[:last] if type(e) in (Started, RoundEnded)]
     world.append(replace(dealt, hands=tuple(hands[:n]), dummy=hands[2] if n == 2 else (), discard=tuple(pool)))
-    for e in events[last + 1:]:
+    for e in events[last + 1 :]:
         kind = type(e)
         if kind is Played and e.card is None:
             e = replace(e, card=fills[e.seat].pop())
@@ -92,6 +93,7 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
 
 
 # --- the lean playout (issue 17): engine actions as lean moves (lean.py) ----------
+
 
 def to_move(action) -> int | None:
     """The move for an engine action, or None for one `decide` refuses
@@ -130,8 +132,7 @@ def to_action(move: int):
     if move < DIRECT_MOVE:
         code = move - JOKER_MOVE
         actor, prediction, adjust = code // 20 - 1, code % 20 // 5, code % 5
-        return Joker(actor=SUITS[actor] if actor >= 0 else None, prediction=prediction or None,
-                     adjust=ADJUSTS[adjust])
+        return Joker(actor=SUITS[actor] if actor >= 0 else None, prediction=prediction or None, adjust=ADJUSTS[adjust])
     if move < DEAL_MOVE:
         return DIRECT_ACTIONS[move - DIRECT_MOVE]
     return Deal()
@@ -167,5 +168,6 @@ def _scores(state: State):
     return state.scores
 
 
-SEARCH = Search(determinize=determinize, round_of=_round, scores=_scores,
-                lean_playout=lean_playout, lean_random_game=random_game)
+SEARCH = Search(
+    determinize=determinize, round_of=_round, scores=_scores, lean_playout=lean_playout, lean_random_game=random_game
+)

@@ -35,7 +35,7 @@ FLIPPED = tuple(CONFIG_INDEX[not high, order] for high, order in CONFIGS)
 
 
 def _swapped(order: tuple[int, ...], i: int) -> tuple[int, ...]:
-    return order[:i] + (order[i + 1], order[i]) + order[i + 2:]
+    return order[:i] + (order[i + 1], order[i]) + order[i + 2 :]
 
 
 SWAPPED = tuple(tuple(CONFIG_INDEX[high, _swapped(order, i)] for i in range(3)) for high, order in CONFIGS)
@@ -51,7 +51,8 @@ def joker_move(actor: int, prediction: int, adjust: int) -> int:
 # actor x prediction x adjustment (KT-6), or adjustment only when none is free (KT-7).
 JOKER_MOVES = tuple(
     tuple(joker_move(a, p, adj) for a in range(4) if mask >> a & 1 for p in (1, 2, 3) for adj in range(5))
-    if mask else tuple(joker_move(-1, 0, adj) for adj in range(5))
+    if mask
+    else tuple(joker_move(-1, 0, adj) for adj in range(5))
     for mask in range(16)
 )
 
@@ -59,9 +60,30 @@ JOKER_MOVES = tuple(
 class Lean:
     """One game's state; with 2 players index 2 of the per-hand lists is the dummy."""
 
-    __slots__ = ("players", "trick_size", "rounds", "round", "dealer", "phase", "turn", "config", "hands",
-                 "trick", "trick_seats", "trick_no", "second", "tricks_won", "placed", "free", "predictions",
-                 "scores", "decks", "failed_predictions", "toxic_number", "same_order")
+    __slots__ = (
+        "players",
+        "trick_size",
+        "rounds",
+        "round",
+        "dealer",
+        "phase",
+        "turn",
+        "config",
+        "hands",
+        "trick",
+        "trick_seats",
+        "trick_no",
+        "second",
+        "tricks_won",
+        "placed",
+        "free",
+        "predictions",
+        "scores",
+        "decks",
+        "failed_predictions",
+        "toxic_number",
+        "same_order",
+    )
 
 
 def _set_options(lean: Lean, options) -> None:
@@ -183,9 +205,9 @@ def _dummy_leads(lean: Lean) -> None:
 def _deal(lean: Lean) -> None:
     n = lean.players
     deck = lean.decks[lean.round - 1]
-    hands = [sorted(deck[HAND * s: HAND * (s + 1)]) + [JOKER + s] for s in range(n)]
+    hands = [sorted(deck[HAND * s : HAND * (s + 1)]) + [JOKER + s] for s in range(n)]
     if n == 2:
-        hands.append(list(deck[HAND * 2: HAND * 3]))  # the dummy pile, in dealt order
+        hands.append(list(deck[HAND * 2 : HAND * 3]))  # the dummy pile, in dealt order
     lean.hands = hands
     lean.phase, lean.turn, lean.second = DIRECT, lean.dealer, lean.dealer
     lean.trick, lean.trick_seats, lean.trick_no = [], [], 1

@@ -17,6 +17,7 @@ from .cards import JOKER, SUIT_OF, deck_for
 from .lean import DEAL_MOVES, DIRECT_MOVE, JOKER_MOVES, POSITION, STRENGTHS, Lean, joker_move
 from .state import DEAL, DIRECT
 
+
 def _ranks(players: int, strength) -> tuple[int, ...]:
     """Per card of the players' deck: how many of the deck's cards are weaker."""
     rank = [0] * 40
@@ -102,9 +103,11 @@ def _play(lean: Lean, zero: list[bool]) -> int:
     if joker_free and not z:
         if tricks == 0 and trick_no >= 6:
             z = True  # KT-3: the Joker kept with 0 tricks scores 5
-        elif (trick_no >= 6
-              or (tricks >= 3 and all(strength[c] > max(strength[x] for x in trick) for c in plays))
-              or _actors_running_out(lean, seat)):
+        elif (
+            trick_no >= 6
+            or (tricks >= 3 and all(strength[c] > max(strength[x] for x in trick) for c in plays))
+            or _actors_running_out(lean, seat)
+        ):
             zero[seat] = z
             return _joker(lean, seat, suit_cards, tricks)
     zero[seat] = z

@@ -18,6 +18,4 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     def validate(self) -> None:
         if self.second_after_dummy_win not in ("higher_human", "same_order"):
-            raise OptionsError(
-                "bad_option", "second_after_dummy_win must be 'higher_human' or 'same_order'"
-            )
+            raise OptionsError("bad_option", "second_after_dummy_win must be 'higher_human' or 'same_order'")

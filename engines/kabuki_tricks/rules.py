@@ -137,7 +137,11 @@ def _direct(state: State, seat: int, action: Direct) -> list:
     if state.phase != DIRECT:
         raise RuleError("wrong_phase", "only the dealer directs, once, right after the deal")
     order = action.order
-    if type(action.high) is not bool or not isinstance(order, (tuple, list)) or sorted(map(str, order)) != sorted(SUITS):
+    if (
+        type(action.high) is not bool
+        or not isinstance(order, (tuple, list))
+        or sorted(map(str, order)) != sorted(SUITS)
+    ):
         raise RuleError("bad_action", "direct needs high (true/false) and the four actors in an order")
     directed = Directed(seat=seat, high=action.high, order=tuple(order))
     if state.players == 2:  # KT-13: the dummy leads every trick with its top card

@@ -7,14 +7,34 @@ from engines.core import Game
 from engines.expert import expert_factory
 from engines.tezuma_trick.actions import AnyAction
 from engines.tezuma_trick.bots import BOTS
-from engines.tezuma_trick.expert import SEARCH
 from engines.tezuma_trick.events import DEAL_TAGS, AnyEvent
+from engines.tezuma_trick.expert import SEARCH
 from engines.tezuma_trick.options import Options
-from engines.tezuma_trick.rules import automatic, decide, describe, is_over, legal_actions, next_timer, on_timer, result, start, to_act
+from engines.tezuma_trick.rules import (
+    automatic,
+    decide,
+    describe,
+    is_over,
+    legal_actions,
+    next_timer,
+    on_timer,
+    result,
+    start,
+    to_act,
+)
 from engines.tezuma_trick.state import State, evolve
-from engines.tezuma_trick.view import all_cards, hidden_cards, redact, revealed_cards, view
-from engines.tezuma_trick.view import blank, blank_view, moment, moments, past_cards
-
+from engines.tezuma_trick.view import (
+    all_cards,
+    blank,
+    blank_view,
+    hidden_cards,
+    moment,
+    moments,
+    past_cards,
+    redact,
+    revealed_cards,
+    view,
+)
 
 GAME: Game = Game(
     name="tezuma-trick",

@@ -1,13 +1,13 @@
 """Tezuma Trick actions (stable tags).
 
-    {"type": "pick_pain", "suit": 2}
-    {"type": "pick_bid", "bid": 5}                  index into options.bid_cards
-    {"type": "pick_ability", "ability": "chicks"}
-    {"type": "play", "card": 17}
-    {"type": "play", "card": 17, "ability": "horse_swallowing"}
-    {"type": "play", "card": 14, "second": 17, "ability": "fire_breathing"}  card < second
-    {"type": "egg"}                                 Paper Egg, before playing
-    {"type": "sand"}                                Five-Color Sand: win without a card
+{"type": "pick_pain", "suit": 2}
+{"type": "pick_bid", "bid": 5}                  index into options.bid_cards
+{"type": "pick_ability", "ability": "chicks"}
+{"type": "play", "card": 17}
+{"type": "play", "card": 17, "ability": "horse_swallowing"}
+{"type": "play", "card": 14, "second": 17, "ability": "fire_breathing"}  card < second
+{"type": "egg"}                                 Paper Egg, before playing
+{"type": "sand"}                                Five-Color Sand: win without a card
 """
 
 from __future__ import annotations

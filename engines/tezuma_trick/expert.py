@@ -52,7 +52,7 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
     blanks = [0] * n
     voids: list[set[int]] = [set() for _ in range(n)]
     led = -1
-    for e in events[last + 1:]:
+    for e in events[last + 1 :]:
         kind = type(e)
         if kind is Played:
             blanks[e.seat] += _blanked(e)
@@ -103,7 +103,7 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
     if scored:
         world.append(scored[-1])
     world.append(replace(dealt, hands=tuple(hands)))
-    for e in events[last + 1:]:
+    for e in events[last + 1 :]:
         if type(e) is Played and _blanked(e):
             take = fills[e.seat]
             e = replace(e, cards=tuple(take.pop() for _ in range(min(_blanked(e), len(take)))))
@@ -131,5 +131,11 @@ def _prime(bots: list, state: State) -> None:
 # The playouts run on the lean state (lean.py, lean_bot.py): the same moves,
 # heuristic choices, leads and step counts as the engine path that `_round`,
 # `_scores` and `_prime` describe (tests/engines/test_lean_tezuma_trick.py).
-SEARCH = Search(determinize=determinize, round_of=_round, scores=_scores, prime=_prime,
-                lean_playout=lean_playout, lean_random_game=lean_random_game)
+SEARCH = Search(
+    determinize=determinize,
+    round_of=_round,
+    scores=_scores,
+    prime=_prime,
+    lean_playout=lean_playout,
+    lean_random_game=lean_random_game,
+)

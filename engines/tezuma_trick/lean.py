@@ -80,8 +80,9 @@ def _tables(options) -> tuple:
     """Per options: each Bid card's points per trick count (TT-1), its
     lowest and highest count (the heuristic's goal), and what each card
     costs its winner when of the winner's pain suit (TT-2, `rules.pain_of`)."""
-    points = tuple(tuple(card.points if t in card.tricks else 0 for t in range(TRICKS_PER_HAND + 1))
-                   for card in options.bid_cards)
+    points = tuple(
+        tuple(card.points if t in card.tricks else 0 for t in range(TRICKS_PER_HAND + 1)) for card in options.bid_cards
+    )
     ranges = tuple((min(card.tricks), max(card.tricks)) for card in options.bid_cards)
     cost = tuple(pain_of((card,), SUIT_OF[card], options.pain_face_value) for card in range(48))
     return points, ranges, cost
@@ -111,9 +112,36 @@ def plain_winner(plays, led: int) -> int:
 
 class Lean:
     __slots__ = (
-        "players", "bid_cards", "bid_points", "bid_range", "face_value", "deck", "phase", "dealer", "order", "pick_no",
-        "open_pains", "open_bids", "open_abilities", "pain", "bid", "ability", "uses", "hands", "shown",
-        "trick_no", "queue", "plays", "led", "egged", "special", "suit_cost", "tricks", "pained", "cost", "scores",
+        "players",
+        "bid_cards",
+        "bid_points",
+        "bid_range",
+        "face_value",
+        "deck",
+        "phase",
+        "dealer",
+        "order",
+        "pick_no",
+        "open_pains",
+        "open_bids",
+        "open_abilities",
+        "pain",
+        "bid",
+        "ability",
+        "uses",
+        "hands",
+        "shown",
+        "trick_no",
+        "queue",
+        "plays",
+        "led",
+        "egged",
+        "special",
+        "suit_cost",
+        "tricks",
+        "pained",
+        "cost",
+        "scores",
     )
 
     def __init__(self, players: int, options) -> None:
@@ -171,7 +199,7 @@ class Lean:
         self.open_bids = [BID - bid for bid in sorted(bids)]
         self.open_abilities = [ABILITY - ability for ability in sorted(abilities)]
         self.pain, self.bid, self.ability, self.uses = [-1] * n, [-1] * n, [-1] * n, [0] * n
-        self.hands = [_by_suit(deck[s * TRICKS_PER_HAND:(s + 1) * TRICKS_PER_HAND]) for s in range(n)]
+        self.hands = [_by_suit(deck[s * TRICKS_PER_HAND : (s + 1) * TRICKS_PER_HAND]) for s in range(n)]
         self.shown = set()
         self.trick_no, self.queue, self.plays, self.led, self.egged, self.special = 0, [], [], -1, -1, 0
         self.suit_cost = [0, 0, 0, 0]
@@ -215,8 +243,12 @@ class Lean:
                 moves.append(EGG)
             elif ability == FIRE_BREATHING:  # TT-9: two followable number cards of one suit
                 numbers = [card for card in playable if not IS_TRUMP[card]]
-                moves += [low | flag | (high + 1) << 10 for i, low in enumerate(numbers)
-                          for high in numbers[i + 1:] if SUIT_OF[low] == SUIT_OF[high]]
+                moves += [
+                    low | flag | (high + 1) << 10
+                    for i, low in enumerate(numbers)
+                    for high in numbers[i + 1 :]
+                    if SUIT_OF[low] == SUIT_OF[high]
+                ]
             elif ability == LINKING_RING or ability == CUP_AND_BALL:  # free of the follow rule
                 moves += [card | flag for cards in hand for card in cards]
             elif ability == BUTTERFLY_DANCE:  # TT-15: with a Trump
@@ -309,7 +341,9 @@ class Lean:
             leader = next_leader(plays, winner, self.players) if special & LEADS_ONLY else winner  # TT-13
             suit = self.pain[winner]
             # The pile: the trick's cards but the returned one (TT-2 prices it).
-            self.pained[winner] += self.suit_cost[suit] - (self.cost[returned] if returned >= 0 and SUIT_OF[returned] == suit else 0)
+            self.pained[winner] += self.suit_cost[suit] - (
+                self.cost[returned] if returned >= 0 and SUIT_OF[returned] == suit else 0
+            )
         self.tricks[winner] += 1
         self.trick_no += 1
         self.queue = list(_QUEUES[self.players][leader])

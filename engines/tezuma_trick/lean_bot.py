@@ -57,8 +57,11 @@ def action_of(move: int):
     """The engine action of a lean move."""
     if move >= 0:
         ability, second = (move >> 6 & 15) - 1, (move >> 10) - 1
-        return Play(card=move & 63, ability=ABILITY_NAMES[ability] if ability >= 0 else None,
-                    second=second if second >= 0 else None)
+        return Play(
+            card=move & 63,
+            ability=ABILITY_NAMES[ability] if ability >= 0 else None,
+            second=second if second >= 0 else None,
+        )
     if move == EGG:
         return Egg()
     if move == SAND:

@@ -178,12 +178,7 @@ def _fire_pairs(hand: tuple[int, ...], led: int) -> list[tuple[int, int]]:
     """TT-9: two number cards of one suit, both satisfying the follow rule."""
     # Holding a led-suit card (even only a Trump) means both must be led-suit numbers.
     numbers = [card for card in _follow_cards(hand, led) if not IS_TRUMP[card]]
-    return [
-        (low, high)
-        for i, low in enumerate(numbers)
-        for high in numbers[i + 1 :]
-        if SUIT_OF[low] == SUIT_OF[high]
-    ]
+    return [(low, high) for i, low in enumerate(numbers) for high in numbers[i + 1 :] if SUIT_OF[low] == SUIT_OF[high]]
 
 
 def legal_actions(state: State, seat: int, now_ms: int | None = None) -> list:

@@ -113,7 +113,9 @@ def redact(event, viewer: int | None):
     if kind is Started:
         # Seed, deck orders and later hands' face-up cards stay server-side.
         return Started(
-            players=event.players, options=event.options, first_dealer=event.first_dealer,
+            players=event.players,
+            options=event.options,
+            first_dealer=event.first_dealer,
             commitment=event.commitment,  # public from the start (issue 11.3)
         )
     if kind is HandDealt:

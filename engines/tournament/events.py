@@ -206,6 +206,4 @@ class Finished(Event, tag="tn.finished"):
     ranking: tuple[Placing, ...]
 
 
-AnyEvent = (
-    Created | Registered | Withdrawn | Started | Cancelled | RoundPaired | TableFinished | RoundEnded | Finished
-)
+AnyEvent = Created | Registered | Withdrawn | Started | Cancelled | RoundPaired | TableFinished | RoundEnded | Finished

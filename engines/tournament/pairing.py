@@ -228,9 +228,7 @@ def _partition(field: Sequence[str], sizes: Sequence[int], met: Mapping[Pair, in
     return found if found is not None else greedy
 
 
-def seat(
-    groups: Sequence[Sequence[str]], round_no: int, seed: int, duplicate: bool = False
-) -> tuple[Table, ...]:
+def seat(groups: Sequence[Sequence[str]], round_no: int, seed: int, duplicate: bool = False) -> tuple[Table, ...]:
     """Tables with seat orders and deal seeds.
 
     Plain: each table's seat order is a seeded shuffle and each table gets a

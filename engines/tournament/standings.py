@@ -181,7 +181,9 @@ def _add_games(out: dict[str, Tally], table: Table, result: TableFinished) -> No
         )
 
 
-def tallies_from(settings: Settings, rounds: Iterable[tuple[int, Sequence[Table], Sequence[str], Sequence[TableFinished]]]) -> dict[str, Tally]:
+def tallies_from(
+    settings: Settings, rounds: Iterable[tuple[int, Sequence[Table], Sequence[str], Sequence[TableFinished]]]
+) -> dict[str, Tally]:
     """Batch recomputation from whole rounds (round, tables, byes, results):
     the reference the incremental fold is tested against."""
     out: dict[str, Tally] = {}

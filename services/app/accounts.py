@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 from argon2 import PasswordHasher
@@ -54,7 +54,8 @@ async def shared_secret(pool: asyncpg.Pool, configured: str | None) -> bytes:
         return configured.encode()
     await pool.execute(
         "INSERT INTO app_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
-        SECRET_NAME, secrets.token_bytes(32),
+        SECRET_NAME,
+        secrets.token_bytes(32),
     )
     return await pool.fetchval("SELECT value FROM app_secrets WHERE name = $1", SECRET_NAME)
 
@@ -71,7 +72,8 @@ class Accounts:
 
     async def sign_in(self, name: str, password: str) -> Player:
         row = await self.pool.fetchrow(
-            "SELECT player_id, name, kind, password_hash FROM players WHERE lower(name) = lower($1)", name.strip(),
+            "SELECT player_id, name, kind, password_hash FROM players WHERE lower(name) = lower($1)",
+            name.strip(),
         )
         stored = row["password_hash"] if row is not None and row["kind"] == "human" else None
         ok = await asyncio.to_thread(_verify, stored or _DUMMY_HASH, password)
@@ -82,10 +84,12 @@ class Accounts:
     async def open_session(self, player: Player) -> str:
         """A new session for `player`: the cookie value."""
         cookie, digest = self.keys.new_session()
-        expires = datetime.now(timezone.utc) + timedelta(seconds=SESSION_MAX_AGE_S)
+        expires = datetime.now(UTC) + timedelta(seconds=SESSION_MAX_AGE_S)
         await self.pool.execute(
             "INSERT INTO sessions (session_hash, player_id, expires_at) VALUES ($1, $2::text::uuid, $3)",
-            digest, player.player_id, expires,
+            digest,
+            player.player_id,
+            expires,
         )
         return cookie
 
@@ -98,9 +102,13 @@ class Accounts:
         self.players.forget_session(digest)
 
     async def has_password(self, player: Player) -> bool:
-        return await self.pool.fetchval(
-            "SELECT password_hash IS NOT NULL FROM players WHERE player_id = $1::text::uuid", player.player_id,
-        ) or False
+        return (
+            await self.pool.fetchval(
+                "SELECT password_hash IS NOT NULL FROM players WHERE player_id = $1::text::uuid",
+                player.player_id,
+            )
+            or False
+        )
 
     async def set_password(self, player: Player, password: str, keep_cookie: str | None) -> None:
         """Add or change the password. Every other session of the player
@@ -112,9 +120,13 @@ class Accounts:
         keep_id = self.keys.session_id(keep_cookie) if keep_cookie else None
         keep = session_hash(keep_id) if keep_id else b""
         async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute("UPDATE players SET password_hash = $2 WHERE player_id = $1::text::uuid", player.player_id, hashed)
             await conn.execute(
-                "DELETE FROM sessions WHERE player_id = $1::text::uuid AND session_hash <> $2", player.player_id, keep,
+                "UPDATE players SET password_hash = $2 WHERE player_id = $1::text::uuid", player.player_id, hashed
+            )
+            await conn.execute(
+                "DELETE FROM sessions WHERE player_id = $1::text::uuid AND session_hash <> $2",
+                player.player_id,
+                keep,
             )
         self.players.forget_player(player.player_id)
 
@@ -123,7 +135,9 @@ class Accounts:
         processes within the token cache's 30 s)."""
         token = "hm_" + secrets.token_urlsafe(32)
         await self.pool.execute(
-            "UPDATE players SET token_hash = $2 WHERE player_id = $1::text::uuid", player.player_id, token_hash(token),
+            "UPDATE players SET token_hash = $2 WHERE player_id = $1::text::uuid",
+            player.player_id,
+            token_hash(token),
         )
         self.players.forget_player(player.player_id)
         return token

@@ -84,7 +84,10 @@ def outage_types() -> dict[type[BaseException], str]:
 def unavailable_body(dependency: str) -> dict[str, str]:
     # One code for both servers: either way the client waits and retries
     # (a command retried with its command_id is applied at most once).
-    return {"code": "storage_unavailable", "message": f"{dependency} is unavailable for a moment; retry in {RETRY_AFTER_S} s"}
+    return {
+        "code": "storage_unavailable",
+        "message": f"{dependency} is unavailable for a moment; retry in {RETRY_AFTER_S} s",
+    }
 
 
 # Issue 11.2: no request chooses a seed (the server draws every one); a body

@@ -67,8 +67,9 @@ class Kernel:
     decision)` runs after each commit, under the stream's lock (a service's
     own follow-ups: on_commit subscribers, the lobby row)."""
 
-    def __init__(self, store: EventStore, publisher: Publisher,
-                 committed: Callable[[Any, Decision], None] | None = None) -> None:
+    def __init__(
+        self, store: EventStore, publisher: Publisher, committed: Callable[[Any, Decision], None] | None = None
+    ) -> None:
         self.store = store
         self.publisher = publisher
         self.committed = committed

@@ -55,7 +55,11 @@ class Players:
             await self.pool.execute(
                 "INSERT INTO players (player_id, name, kind, token_hash, password_hash)"
                 " VALUES ($1::text::uuid, $2, $3, $4, $5)",
-                player.player_id, name, kind, token_hash(token), password_hash,
+                player.player_id,
+                name,
+                kind,
+                token_hash(token),
+                password_hash,
             )
         except asyncpg.UniqueViolationError as err:
             raise name_taken(name) if err.constraint_name == NAME_INDEX else err
@@ -90,14 +94,19 @@ class Players:
         if session_id is None:
             raise Unauthorized("bad_session", "your session is not valid; sign in again")
         if credential.needs_csrf and not keys.csrf_ok(credential):
-            raise Forbidden("csrf_failed", "a write with the session cookie needs this site's Origin and the X-CSRF-Token header")
+            raise Forbidden(
+                "csrf_failed", "a write with the session cookie needs this site's Origin and the X-CSRF-Token header"
+            )
         digest = session_hash(session_id)
-        cached = self._by_token.get(digest)  # session ids and tokens never collide (different hashes of 32 random bytes)
+        cached = self._by_token.get(
+            digest
+        )  # session ids and tokens never collide (different hashes of 32 random bytes)
         if cached is not None and cached[1] > time.monotonic():
             return cached[0]
         row = await self.pool.fetchrow(
             "SELECT p.player_id, p.name, p.kind FROM sessions s JOIN players p USING (player_id)"
-            " WHERE s.session_hash = $1 AND s.expires_at > now()", digest,
+            " WHERE s.session_hash = $1 AND s.expires_at > now()",
+            digest,
         )
         if row is None:
             self._by_token.pop(digest, None)

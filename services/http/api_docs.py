@@ -45,17 +45,41 @@ DESCRIPTIONS = {
 # listed gets all three (documenting a status that cannot happen is less bad
 # than answering one the document denies).
 ROUTE_ERRORS: dict[str, tuple[int, ...]] = {
-    "catalog": (), "create_player": (409,), "read_game": (), "list_tournaments": (), "read_tournament": (),
-    "standings": (), "round_tables": (), "tournament_events": (), "tournament_stream": (), "leaderboard": (),
-    "rating_history": (), "list_agents": (), "read_agent": (), "sparring_report": (), "delete_agent": (),
-    "agent_turns": (), "list_sparring": (),
-    "pause_agent": (409,), "resume_agent": (409,),
+    "catalog": (),
+    "create_player": (409,),
+    "read_game": (),
+    "list_tournaments": (),
+    "read_tournament": (),
+    "standings": (),
+    "round_tables": (),
+    "tournament_events": (),
+    "tournament_stream": (),
+    "leaderboard": (),
+    "rating_history": (),
+    "list_agents": (),
+    "read_agent": (),
+    "sparring_report": (),
+    "delete_agent": (),
+    "agent_turns": (),
+    "list_sparring": (),
+    "pause_agent": (409,),
+    "resume_agent": (409,),
     "create_game": (422,),
-    "read_events": (403, 409), "export": (403, 409), "stream": (403, 409), "verify_game": (409,),
-    "agent_me": (403,), "agent_stream": (403,),
-    "create_tournament": (403, 422), "register_agent": (403, 409, 422),
-    "read_session": (), "sign_out": (), "set_password": (), "rotate_token": (), "list_games": (),
-    "live_tables": (), "player_games": (),
+    "read_events": (403, 409),
+    "export": (403, 409),
+    "stream": (403, 409),
+    "verify_game": (409,),
+    "agent_me": (403,),
+    "agent_stream": (403,),
+    "create_tournament": (403, 422),
+    "register_agent": (403, 409, 422),
+    "read_session": (),
+    "sign_out": (),
+    "set_password": (),
+    "rotate_token": (),
+    "list_games": (),
+    "live_tables": (),
+    "player_games": (),
 }
 DEFAULT_ERRORS = (403, 409, 422)
 
@@ -71,7 +95,8 @@ class ErrorBody(msgspec.Struct):
 def openapi_with_security(config: OpenAPIConfig) -> OpenAPIConfig:
     """`config` with the bearer scheme declared."""
     scheme = SecurityScheme(
-        type="http", scheme="bearer",
+        type="http",
+        scheme="bearer",
         description="a player's token (POST /api/v1/players) or an agent's bot token (POST /api/v1/agents)",
     )
     components = config.components if isinstance(config.components, Components) else Components()

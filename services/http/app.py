@@ -6,23 +6,19 @@ from __future__ import annotations
 import logging
 
 import asyncpg
-
 from litestar import Litestar, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.middleware import DefineMiddleware
 
+from services.app.errors import RETRY_AFTER_S, SEED_REFUSED, ServiceError, outage_types, unavailable_body
+from services.app.players import NAME_INDEX, name_taken
+from services.config import Settings
 from services.http.api_docs import document_routes, openapi_with_security
 from services.http.auth import DEPENDENCIES
-from services.app.errors import SEED_REFUSED
-from services.config import Settings
 from services.http.docs_ui import assets_router, openapi_config
-from services.app.errors import RETRY_AFTER_S, ServiceError, outage_types, unavailable_body
 from services.http.input import refuse_nul
-from services.infra.metrics import metrics_route
 from services.http.observe import observe_requests
 from services.http.ratelimit import limit_agents
-from services.http.sessions import SessionMiddleware
-from services.app.players import NAME_INDEX, name_taken
 from services.http.routes.accounts import ROUTES as ACCOUNT_ROUTES
 from services.http.routes.agents import ROUTES as AGENT_ROUTES
 from services.http.routes.games import ROUTES
@@ -30,14 +26,23 @@ from services.http.routes.lobby import ROUTES as LOBBY_ROUTES
 from services.http.routes.tournaments import ROUTES as TOURNAMENT_ROUTES
 from services.http.routes.verify import ROUTES as VERIFY_ROUTES
 from services.http.routes.watch import ROUTES as WATCH_ROUTES
-from services.web.pages import ROUTES as PAGE_ROUTES, static_router
+from services.http.sessions import SessionMiddleware
+from services.infra.metrics import metrics_route
+from services.web.pages import ROUTES as PAGE_ROUTES
+from services.web.pages import static_router
 from services.web.pages_watch import ROUTES as WATCH_PAGES
 
 log = logging.getLogger("hanamichi")
 
 _HTTP_CODES = {
-    400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-    413: "body_too_large", 415: "unsupported_media_type", 429: "rate_limited",
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+    429: "rate_limited",
 }
 
 
@@ -52,7 +57,9 @@ _OUTAGES = outage_types()
 def _outage(request: Request, exc: Exception) -> Response:
     # PostgreSQL or Redis down (issue 11 item 9): a 503 to retry, not a 500.
     dependency = next((_OUTAGES[k] for k in type(exc).__mro__ if k in _OUTAGES), "a backing server")
-    log.warning("%s %s: %s is unavailable (%s: %s)", request.method, request.url.path, dependency, type(exc).__name__, exc)
+    log.warning(
+        "%s %s: %s is unavailable (%s: %s)", request.method, request.url.path, dependency, type(exc).__name__, exc
+    )
     return Response(unavailable_body(dependency), status_code=503, headers={"Retry-After": str(RETRY_AFTER_S)})
 
 
@@ -118,8 +125,22 @@ def build_app(settings: Settings, lifespan) -> Litestar:
     from `lifespan` (services/bootstrap.py, the composition root)."""
     return Litestar(
         route_handlers=[
-            *document_routes([*ROUTES, *VERIFY_ROUTES, *TOURNAMENT_ROUTES, *AGENT_ROUTES, *ACCOUNT_ROUTES, *LOBBY_ROUTES, *WATCH_ROUTES]),
-            assets_router(), *PAGE_ROUTES, *WATCH_PAGES, static_router(), metrics_route,
+            *document_routes(
+                [
+                    *ROUTES,
+                    *VERIFY_ROUTES,
+                    *TOURNAMENT_ROUTES,
+                    *AGENT_ROUTES,
+                    *ACCOUNT_ROUTES,
+                    *LOBBY_ROUTES,
+                    *WATCH_ROUTES,
+                ]
+            ),
+            assets_router(),
+            *PAGE_ROUTES,
+            *WATCH_PAGES,
+            static_router(),
+            metrics_route,
         ],
         # observe first: it sees every response's status
         middleware=[DefineMiddleware(observe_requests, log_access=settings.access_log), SessionMiddleware],
@@ -139,4 +160,3 @@ def build_app(settings: Settings, lifespan) -> Litestar:
         openapi_config=openapi_with_security(openapi_config()),
         logging_config=None,
     )
-

@@ -28,9 +28,8 @@ import msgspec
 from litestar.response import ServerSentEventMessage
 
 from services.app.games import embargo, queries
-
-from services.infra import metrics
 from services.http.sse import KEEPALIVE
+from services.infra import metrics
 from services.infra.watchers import Watching
 
 log = logging.getLogger("hanamichi.broadcast")
@@ -46,7 +45,9 @@ def game_message(item: dict) -> ServerSentEventMessage:
 
 
 def end_message(version: int) -> ServerSentEventMessage:
-    return ServerSentEventMessage(data=_encode({"version": version, "status": "finished"}).decode(), event="end", id=version)
+    return ServerSentEventMessage(
+        data=_encode({"version": version, "status": "finished"}).decode(), event="end", id=version
+    )
 
 
 def catch_up(games, table, viewer: int | None, last: int, upto: int, backlog: int) -> list[dict]:
@@ -138,7 +139,9 @@ class Feed:
         self.members.discard(m)
         metrics.SSE_CUT.labels("slow_reader").inc()
         hint = ServerSentEventMessage(
-            data=_encode({"version": m.last, "reason": "slow_reader"}).decode(), event="reconnect", retry=RETRY_MS,
+            data=_encode({"version": m.last, "reason": "slow_reader"}).decode(),
+            event="reconnect",
+            retry=RETRY_MS,
         ).encode()
         transport = m.transport
         # The response's closing chunk is uvicorn's to write, when the stream returns.
@@ -161,7 +164,7 @@ class Feed:
                     upto = embargo.visible_upto(table, None)  # nothing of an embargoed table (issue 11)
                     if upto > self.sent:
                         # The one redaction and encoding of these versions for every spectator.
-                        items = queries.redacted(table, None, self.sent + 1, table.events[self.sent:upto])
+                        items = queries.redacted(table, None, self.sent + 1, table.events[self.sent : upto])
                         self.sent = upto
                         if items:
                             self.write(b"".join(game_message(i).encode() for i in items), upto)
@@ -187,8 +190,15 @@ def feed_of(state, games, table) -> Feed:
     feed = feeds.get(table.game_id)
     if feed is None or feed.closed:
         settings = state.settings
-        feed = feeds[table.game_id] = Feed(feeds, state.hub, games, table, settings.sse_keepalive_s,
-                                           settings.spectator_buffer_bytes, settings.spectator_sndbuf_bytes)
+        feed = feeds[table.game_id] = Feed(
+            feeds,
+            state.hub,
+            games,
+            table,
+            settings.sse_keepalive_s,
+            settings.spectator_buffer_bytes,
+            settings.spectator_sndbuf_bytes,
+        )
     return feed
 
 
@@ -226,7 +236,7 @@ async def spectator_sse(state, games, table, last: int, cycle):
                     continue
                 try:
                     await asyncio.wait_for(feed.advanced.wait(), state.settings.sse_keepalive_s)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     yield KEEPALIVE
             await member.done  # the feed writes from here; this ends when it cuts, ends or closes
         finally:

@@ -30,5 +30,8 @@ def openapi_config() -> OpenAPIConfig:
 def assets_router():
     """Swagger UI's files, straight from the installed package."""
     return create_static_files_router(
-        path=ASSETS, directories=[swagger_ui_path], include_in_schema=False, name="swagger-ui-assets",
+        path=ASSETS,
+        directories=[swagger_ui_path],
+        include_in_schema=False,
+        name="swagger-ui-assets",
     )

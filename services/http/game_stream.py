@@ -38,8 +38,10 @@ async def game_sse(state: State, games: GameService, table: Table, player: Playe
         return
     backlog = table.version  # GEN-1: what was written before the stream opened is history
     # A stream without a seat is a spectator's: counted while it is open (issue 15).
-    async with Watching(state.runtime.watchers, table.game_id, viewer is None) as watching, \
-            aclosing(state.hub.watch(table.game_id, state.settings.sse_keepalive_s)) as notices:
+    async with (
+        Watching(state.runtime.watchers, table.game_id, viewer is None) as watching,
+        aclosing(state.hub.watch(table.game_id, state.settings.sse_keepalive_s)) as notices,
+    ):
         async for notice in notices:
             if notice is None:
                 yield KEEPALIVE
@@ -62,7 +64,11 @@ async def game_sse(state: State, games: GameService, table: Table, player: Playe
                 # actions: a client (or bot) needs no polling GET.
                 legal = turns.turn(table, viewer, last)
                 if legal is not None:
-                    yield ServerSentEventMessage(data=encode({"version": last, "legal_actions": legal}).decode(), event="turn")
+                    yield ServerSentEventMessage(
+                        data=encode({"version": last, "legal_actions": legal}).decode(), event="turn"
+                    )
             if table.disclosed and last >= table.version:
-                yield ServerSentEventMessage(data=encode({"version": last, "status": "finished"}).decode(), event="end", id=last)
+                yield ServerSentEventMessage(
+                    data=encode({"version": last, "status": "finished"}).decode(), event="end", id=last
+                )
                 return

@@ -49,8 +49,13 @@ def forwarded_client(peer: str, headers: list[tuple[bytes, bytes]], trusted: tup
     client's own claims, which anyone can forge)."""
     if not _within(peer, trusted):
         return peer
-    hops = [h.strip() for name, value in headers if name == b"x-forwarded-for"
-            for h in value.decode("latin-1").split(",") if h.strip()]
+    hops = [
+        h.strip()
+        for name, value in headers
+        if name == b"x-forwarded-for"
+        for h in value.decode("latin-1").split(",")
+        if h.strip()
+    ]
     for hop in reversed(hops):
         if not _within(hop, trusted):
             return hop
@@ -59,13 +64,23 @@ def forwarded_client(peer: str, headers: list[tuple[bytes, bytes]], trusted: tup
 
 def _response(status: bytes, code: str, message: str, extra: bytes = b"") -> bytes:
     body = ('{"code":"%s","message":"%s"}' % (code, message)).encode()
-    return (b"HTTP/1.1 " + status + b"\r\ncontent-type: application/json\r\nconnection: close\r\n" + extra
-            + b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    return (
+        b"HTTP/1.1 "
+        + status
+        + b"\r\ncontent-type: application/json\r\nconnection: close\r\n"
+        + extra
+        + b"content-length: "
+        + str(len(body)).encode()
+        + b"\r\n\r\n"
+        + body
+    )
 
 
 _TIMEOUT_408 = _response(b"408 Request Timeout", "request_timeout", "the request did not arrive in time")
 _TOO_MANY_429 = _response(
-    b"429 Too Many Requests", "too_many_connections", "too many open connections from your address",
+    b"429 Too Many Requests",
+    "too_many_connections",
+    "too many open connections from your address",
     b"retry-after: 5\r\n",
 )
 

@@ -59,9 +59,16 @@ def observe_requests(app, log_access: bool = False):
         finally:
             if log_access:
                 access.info(
-                    "%s %s %s", scope["method"], scope["path"], status[0],
-                    extra={"method": scope["method"], "route": scope.get("path_template"), "status": status[0],
-                           "duration_ms": round((time.perf_counter() - started) * 1000, 2)},
+                    "%s %s %s",
+                    scope["method"],
+                    scope["path"],
+                    status[0],
+                    extra={
+                        "method": scope["method"],
+                        "route": scope.get("path_template"),
+                        "status": status[0],
+                        "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                    },
                 )
             logs.end(token)
 

@@ -15,9 +15,9 @@ import time
 
 from litestar import Request, Response
 
-from services.infra import keys as K
 from services.app.errors import ServiceError
 from services.http.auth import identify
+from services.infra import keys as K
 
 log = logging.getLogger("hanamichi.ratelimit")
 
@@ -73,7 +73,12 @@ async def limit_agents(request: Request) -> Response | None:
     if retry_after is None:
         return None
     return Response(
-        {"code": "rate_limited", "message": f"more than {limiter.limit} requests in {limiter.window_s} s;"
-         f" moves in your own games are never limited", "retry_after_s": retry_after},
-        status_code=429, headers={"Retry-After": str(retry_after)},
+        {
+            "code": "rate_limited",
+            "message": f"more than {limiter.limit} requests in {limiter.window_s} s;"
+            f" moves in your own games are never limited",
+            "retry_after_s": retry_after,
+        },
+        status_code=429,
+        headers={"Retry-After": str(retry_after)},
     )

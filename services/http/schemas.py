@@ -51,8 +51,6 @@ def for_people(time_control: TimeControl) -> None:
         raise Unprocessable(err.code, err.message) from None
 
 
-
-
 class NewTournament(msgspec.Struct, forbid_unknown_fields=True):
     """`POST /api/v1/tournaments`. The seed is never a request field: the
     server draws it (issue 11, item 2)."""

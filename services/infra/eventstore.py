@@ -56,8 +56,7 @@ SELECT stream_id FROM ok
 # `first_version` (written by the previous release during an upgrade) is
 # judged by its outcome, as before.
 _COMMANDS_AFTER = (
-    "(first_version > $2 OR first_version IS NULL"
-    " AND (convert_from(outcome, 'UTF8')::jsonb ->> 'first')::bigint > $2)"
+    "(first_version > $2 OR first_version IS NULL AND (convert_from(outcome, 'UTF8')::jsonb ->> 'first')::bigint > $2)"
 )
 
 
@@ -165,8 +164,19 @@ class EventStore:
             async with self.pool.acquire() as conn, conn.transaction():
                 await conn.execute("SELECT pg_advisory_xact_lock($1)", APPEND_LOCK)
                 rows = await conn.fetch(
-                    _APPEND_SQL, ids, expected, new_versions,
-                    e_ids, e_versions, e_types, e_data, c_ids, c_commands, c_outcomes, c_seats, c_firsts,
+                    _APPEND_SQL,
+                    ids,
+                    expected,
+                    new_versions,
+                    e_ids,
+                    e_versions,
+                    e_types,
+                    e_data,
+                    c_ids,
+                    c_commands,
+                    c_outcomes,
+                    c_seats,
+                    c_firsts,
                 )
         except (asyncpg.DataError, asyncpg.IntegrityConstraintViolationError) as exc:
             # One bad append must not fail its neighbours: write them one by one.
@@ -200,11 +210,15 @@ class EventStore:
         rows = await self.pool.fetch(
             "SELECT version, type, data FROM events WHERE stream_id = $1 AND version > $2"
             " AND ($3::bigint IS NULL OR version <= $3) ORDER BY version",
-            stream_id, after, upto,
+            stream_id,
+            after,
+            upto,
         )
         return [StoredEvent(r["version"], r["type"], r["data"]) for r in rows]
 
-    async def read_with_commands(self, stream_id: str, after: int) -> tuple[list[StoredEvent], dict[tuple[int | None, str], bytes]]:
+    async def read_with_commands(
+        self, stream_id: str, after: int
+    ) -> tuple[list[StoredEvent], dict[tuple[int | None, str], bytes]]:
         """The events past `after` and the commands that wrote them, in one
         round trip: a process catching its table copy up (services/app/games/service.py).
         Both are index range scans: only what is new is read (issue 13)."""
@@ -212,10 +226,13 @@ class EventStore:
             "SELECT version, type, data, NULL::int AS seat, NULL::text AS command_id FROM events"
             " WHERE stream_id = $1 AND version > $2"
             f" UNION ALL SELECT NULL, NULL, outcome, seat, command_id FROM commands WHERE stream_id = $1 AND {_COMMANDS_AFTER}",
-            stream_id, after,
+            stream_id,
+            after,
         )
-        events = sorted((StoredEvent(r["version"], r["type"], r["data"]) for r in rows if r["version"] is not None),
-                        key=lambda e: e.version)
+        events = sorted(
+            (StoredEvent(r["version"], r["type"], r["data"]) for r in rows if r["version"] is not None),
+            key=lambda e: e.version,
+        )
         commands = {(r["seat"], r["command_id"]): r["data"] for r in rows if r["version"] is None}
         return events, commands
 
@@ -231,7 +248,9 @@ class EventStore:
     async def find_command(self, stream_id: str, command_id: str, seat: int | None = None) -> bytes | None:
         return await self.pool.fetchval(
             "SELECT outcome FROM commands WHERE stream_id = $1 AND command_id = $2 AND seat IS NOT DISTINCT FROM $3",
-            stream_id, command_id, seat,
+            stream_id,
+            command_id,
+            seat,
         )
 
     async def commands_of(self, stream_id: str, after: int = 0) -> dict[tuple[int | None, str], bytes]:
@@ -239,10 +258,14 @@ class EventStore:
         `after`: only the commands that wrote versions past it (a catch-up)."""
         if after:
             rows = await self.pool.fetch(
-                f"SELECT seat, command_id, outcome FROM commands WHERE stream_id = $1 AND {_COMMANDS_AFTER}", stream_id, after,
+                f"SELECT seat, command_id, outcome FROM commands WHERE stream_id = $1 AND {_COMMANDS_AFTER}",
+                stream_id,
+                after,
             )
         else:
-            rows = await self.pool.fetch("SELECT seat, command_id, outcome FROM commands WHERE stream_id = $1", stream_id)
+            rows = await self.pool.fetch(
+                "SELECT seat, command_id, outcome FROM commands WHERE stream_id = $1", stream_id
+            )
         return {(r["seat"], r["command_id"]): r["outcome"] for r in rows}
 
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[tuple[int, str, int, str, bytes]]:
@@ -250,6 +273,7 @@ class EventStore:
         rows = await self.pool.fetch(
             "SELECT position, stream_id, version, type, data FROM events WHERE position > $1"
             " ORDER BY position LIMIT $2",
-            after_position, limit,
+            after_position,
+            limit,
         )
         return [(r["position"], r["stream_id"], r["version"], r["type"], r["data"]) for r in rows]

@@ -10,9 +10,9 @@ FANOUT_STREAM = "hanamichi:fanout"
 FANOUT_MAXLEN = 100_000
 
 # Fields of a fan-out entry.
-F_STREAM = "s"    # stream id (a game id)
-F_FIRST = "f"     # first version in the entry
-F_LAST = "l"      # last version in the entry
+F_STREAM = "s"  # stream id (a game id)
+F_FIRST = "f"  # first version in the entry
+F_LAST = "l"  # last version in the entry
 
 # arq's queue (tournament starts, deadlines, agent calls).
 ARQ_QUEUE = "hanamichi:arq"
@@ -82,8 +82,8 @@ def swept_retry(second: int) -> str:
 # --- Command ids the server writes itself (stored in the command table).
 # A client may not use these prefixes, or it could take a house bot's or an
 # agent's future command id and stall its seat.
-AUTO_PREFIX = "auto:"    # a move the service plays for a seat (deadline, failed agent)
-BOT_PREFIX = "bot:"      # a house bot's move
+AUTO_PREFIX = "auto:"  # a move the service plays for a seat (deadline, failed agent)
+BOT_PREFIX = "bot:"  # a house bot's move
 AGENT_PREFIX = "agent:"  # a push agent's answer
 TIMER_PREFIX = "timer:"  # a game's own timer firing
 START_PREFIX = "start:"  # the deal

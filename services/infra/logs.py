@@ -84,4 +84,3 @@ def configure(level: str = "INFO", text: bool = False) -> None:
     for name in ("uvicorn", "uvicorn.error"):
         logging.getLogger(name).handlers.clear()
         logging.getLogger(name).propagate = True
-

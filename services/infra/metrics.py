@@ -18,9 +18,16 @@ from collections.abc import AsyncIterator, Callable
 
 from litestar import Request, Response, get
 from prometheus_client import (
-    CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess,
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+    values,
 )
-from prometheus_client import values
 from prometheus_client.core import GaugeMetricFamily
 
 log = logging.getLogger("hanamichi.metrics")
@@ -32,12 +39,16 @@ _SLOW = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60
 # Time to the response's first byte (its status line): for an SSE stream that
 # is when it opened, not how long it stayed open.
 REQUEST_SECONDS = Histogram(
-    "hanamichi_http_request_seconds", "Time to the response's status line, by route template and status",
-    ["method", "route", "status"], buckets=_FAST,
+    "hanamichi_http_request_seconds",
+    "Time to the response's status line, by route template and status",
+    ["method", "route", "status"],
+    buckets=_FAST,
 )
 ACTIONS_ACCEPTED = Counter("hanamichi_actions_accepted_total", "Moves accepted on POST /api/v1/games/{id}/actions")
 ACTIONS_REFUSED = Counter(
-    "hanamichi_actions_refused_total", "Moves refused on POST /api/v1/games/{id}/actions, by error code", ["code"],
+    "hanamichi_actions_refused_total",
+    "Moves refused on POST /api/v1/games/{id}/actions, by error code",
+    ["code"],
 )
 # Gauges: `livesum` adds the live processes' values (a dead process's are dropped).
 SSE_CLIENTS = Gauge("hanamichi_sse_clients", "Open SSE streams, by kind", ["kind"], multiprocess_mode="livesum")
@@ -46,29 +57,36 @@ SSE_CUT = Counter("hanamichi_sse_cut_total", "Spectator SSE streams cut, by reas
 
 # --- event log and fan-out -------------------------------------------------------
 COMMIT_BATCH_SIZE = Histogram(
-    "hanamichi_group_commit_batch_size", "Appends written by one group-commit transaction",
+    "hanamichi_group_commit_batch_size",
+    "Appends written by one group-commit transaction",
     buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256),
 )
 COMMIT_SECONDS = Histogram("hanamichi_group_commit_seconds", "Duration of one group-commit transaction", buckets=_FAST)
 COMMIT_TO_PUBLISH = Histogram(
-    "hanamichi_commit_to_publish_seconds", "From a commit to its notice written to the Redis stream", buckets=_FAST,
+    "hanamichi_commit_to_publish_seconds",
+    "From a commit to its notice written to the Redis stream",
+    buckets=_FAST,
 )
 PUBLISH_TO_DELIVER = Histogram(
     "hanamichi_publish_to_deliver_seconds",
-    "From a notice written to Redis (its entry id's clock) to a process reading it", buckets=_FAST,
+    "From a notice written to Redis (its entry id's clock) to a process reading it",
+    buckets=_FAST,
 )
 
 # --- worker and agents ---------------------------------------------------------
 JOB_SECONDS = Histogram("hanamichi_job_seconds", "Worker job duration, by job", ["job"], buckets=_SLOW)
 JOB_FAILURES = Counter("hanamichi_job_failures_total", "Worker jobs that raised, by job", ["job"])
 AGENT_CALL_SECONDS = Histogram(
-    "hanamichi_agent_call_seconds", "A push agent's answer time (or until it failed), by outcome", ["outcome"],
+    "hanamichi_agent_call_seconds",
+    "A push agent's answer time (or until it failed), by outcome",
+    ["outcome"],
     buckets=_SLOW,
 )
 STRIKES = Counter("hanamichi_strikes_total", "Default moves played for a seat, by reason", ["reason"])
 
 
 # --- recording helpers (one line at the call site) ------------------------------
+
 
 def refused(code: str) -> None:
     ACTIONS_REFUSED.labels(code).inc()
@@ -136,6 +154,7 @@ def process_dead(pid: int) -> None:
 
 
 # --- exposition ----------------------------------------------------------------
+
 
 def registry() -> CollectorRegistry:
     if _multiprocess():

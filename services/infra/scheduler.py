@@ -23,7 +23,7 @@ class Scheduler:
         self.arq = arq
 
     @classmethod
-    async def connect(cls, redis_url: str) -> "Scheduler":
+    async def connect(cls, redis_url: str) -> Scheduler:
         # No ping: the API must start (and serve from PostgreSQL) with Redis down.
         from redis.asyncio import ConnectionPool
 

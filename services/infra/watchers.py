@@ -72,7 +72,7 @@ class Watchers:
                 log.warning("spectator counts not written (%s)", exc)
             try:
                 await asyncio.wait_for(self._changed.wait(), self.refresh_s)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             # Many streams opening at once (a popular table) make one write.
             await asyncio.sleep(0.05)
@@ -141,7 +141,7 @@ class Watching:
     def __init__(self, watchers: Watchers, game_id: str, spectator: bool) -> None:
         self.watchers, self.game_id, self.counted = watchers, game_id, spectator
 
-    def __enter__(self) -> "Watching":
+    def __enter__(self) -> Watching:
         if self.counted:
             self.watchers.enter(self.game_id)
         return self
@@ -155,7 +155,7 @@ class Watching:
         self.seated()
 
     # As an async context manager too, to sit beside the stream's aclosing().
-    async def __aenter__(self) -> "Watching":
+    async def __aenter__(self) -> Watching:
         return self.__enter__()
 
     async def __aexit__(self, *exc) -> None:

@@ -32,7 +32,8 @@ import math
 import random
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
@@ -70,8 +71,16 @@ class AuthorSeat:
     blind = False
     observes = False
 
-    def __init__(self, fn: Callable[[dict], Any], game: Game, seat: int, seed_of_game: int,
-                 deadline_ms: int, bank_ms: int, stop_at: int | None = None) -> None:
+    def __init__(
+        self,
+        fn: Callable[[dict], Any],
+        game: Game,
+        seat: int,
+        seed_of_game: int,
+        deadline_ms: int,
+        bank_ms: int,
+        stop_at: int | None = None,
+    ) -> None:
         self.fn, self.game, self.seat, self.seed = fn, game, seat, seed_of_game
         self.deadline_ms, self.bank_ms = deadline_ms, bank_ms
         self.stop_at = stop_at
@@ -86,9 +95,14 @@ class AuthorSeat:
     def request(self, view: Any, legal: list, optional: bool = False) -> dict:
         # Encoded and decoded as the push call does: exactly the service's JSON.
         body = {
-            "game": self.game.name, "game_id": f"arena-{self.seed}", "seat": self.seat,
-            "version": len(self.playout.log), "view": view, "legal_actions": legal,
-            "deadline_ms": self.deadline_ms, "time_bank_ms": self.bank_ms,
+            "game": self.game.name,
+            "game_id": f"arena-{self.seed}",
+            "seat": self.seat,
+            "version": len(self.playout.log),
+            "view": view,
+            "legal_actions": legal,
+            "deadline_ms": self.deadline_ms,
+            "time_bank_ms": self.bank_ms,
         }
         if optional:  # a chance while the table waits for another seat (a Kabuki masks Stop)
             body["time_bank_ms"] = 0
@@ -111,13 +125,20 @@ class AuthorSeat:
         took = (time.perf_counter() - started) * 1000
         self.times_ms.append(took)
         if took > self.deadline_ms:
-            return self._fail(step, "timeout", f"answered after {took:.0f} ms (deadline_ms {self.deadline_ms})",
-                              legal, rng, awaited)
+            return self._fail(
+                step, "timeout", f"answered after {took:.0f} ms (deadline_ms {self.deadline_ms})", legal, rng, awaited
+            )
         if answer is None and not awaited:
             return None  # a seat nobody waits for may let the moment pass (a Kabuki masks Stop not called)
         if answer not in request["legal_actions"]:
-            return self._fail(step, "illegal", f"{json.dumps(answer, default=repr)[:200]} is not one of legal_actions",
-                              legal, rng, awaited)
+            return self._fail(
+                step,
+                "illegal",
+                f"{json.dumps(answer, default=repr)[:200]} is not one of legal_actions",
+                legal,
+                rng,
+                awaited,
+            )
         return legal[request["legal_actions"].index(answer)]
 
     def _fail(self, step: int, kind: str, message: str, legal: list, rng: random.Random, awaited: bool) -> Any:
@@ -131,8 +152,15 @@ class HouseSeat:
     this process's clock) in the rotating seat, timed like a function, so
     that the house bots' own figures come from the same table (README)."""
 
-    def __init__(self, name: str, game: Game, seat: int, seed_of_game: int, options: Any,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+    def __init__(
+        self,
+        name: str,
+        game: Game,
+        seat: int,
+        seed_of_game: int,
+        options: Any,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
         self.bot = make_bot(game, name, seat, options, clock=clock)
         self.cpu_ms: list[float] = []
         self.blind = self.bot.blind  # the Bot protocol's flags (engines/core.py)
@@ -163,8 +191,17 @@ def load_player(spec: str) -> Any:
     return load_function(spec)
 
 
-def _make_playout(fn, game: Game, players: int, options: Any, seed_of_game: int, vs: list[str],
-                  deadline_ms: int, bank_ms: int, stop_at: int | None = None) -> tuple[Playout, AuthorSeat]:
+def _make_playout(
+    fn,
+    game: Game,
+    players: int,
+    options: Any,
+    seed_of_game: int,
+    vs: list[str],
+    deadline_ms: int,
+    bank_ms: int,
+    stop_at: int | None = None,
+) -> tuple[Playout, AuthorSeat]:
     seat = author_seat(seed_of_game, players)
     if isinstance(fn, str):
         name = fn.partition(":")[2]
@@ -178,16 +215,27 @@ def _make_playout(fn, game: Game, players: int, options: Any, seed_of_game: int,
         author = AuthorSeat(fn, game, seat, seed_of_game, deadline_ms, bank_ms, stop_at)
     others = iter(vs)
     # The expert searches by this process's clock for its budget.
-    seated = [author if s == seat else make_bot(game, next(others), s, options, clock=time.perf_counter)
-              for s in range(players)]
+    seated = [
+        author if s == seat else make_bot(game, next(others), s, options, clock=time.perf_counter)
+        for s in range(players)
+    ]
     random.seed(seed_of_game)  # the author's own `random` replays too
     playout = Playout(game, players, options, seed_of_game, seated)
     author.playout = playout
     return playout, author
 
 
-def play_games(fn, game: Game, players: int, options: Any, seed: int, numbers: range, vs: list[str],
-               deadline_ms: int = DEFAULT_DEADLINE_MS, bank_ms: int = DEFAULT_BANK_MS) -> list[dict]:
+def play_games(
+    fn,
+    game: Game,
+    players: int,
+    options: Any,
+    seed: int,
+    numbers: range,
+    vs: list[str],
+    deadline_ms: int = DEFAULT_DEADLINE_MS,
+    bank_ms: int = DEFAULT_BANK_MS,
+) -> list[dict]:
     """One record per game: {seed, seat, score, won, times_ms, failures}."""
     records = []
     for number in numbers:
@@ -195,16 +243,31 @@ def play_games(fn, game: Game, players: int, options: Any, seed: int, numbers: r
         playout, author = _make_playout(fn, game, players, options, seed_of_game, vs, deadline_ms, bank_ms)
         state = playout.run()
         result = game.result(state)
-        records.append({
-            "seed": seed_of_game, "seat": author.seat, "score": float(result.scores[author.seat]),
-            "won": author.seat in result.winners, "times_ms": author.times_ms, "failures": author.failures,
-            "cpu_ms": getattr(author, "cpu_ms", []),
-        })
+        records.append(
+            {
+                "seed": seed_of_game,
+                "seat": author.seat,
+                "score": float(result.scores[author.seat]),
+                "won": author.seat in result.winners,
+                "times_ms": author.times_ms,
+                "failures": author.failures,
+                "cpu_ms": getattr(author, "cpu_ms", []),
+            }
+        )
     return records
 
 
-def replay(fn, game: Game, players: int, options: Any, seed_of_game: int, step: int, vs: list[str],
-           deadline_ms: int = DEFAULT_DEADLINE_MS, bank_ms: int = DEFAULT_BANK_MS) -> dict:
+def replay(
+    fn,
+    game: Game,
+    players: int,
+    options: Any,
+    seed_of_game: int,
+    step: int,
+    vs: list[str],
+    deadline_ms: int = DEFAULT_DEADLINE_MS,
+    bank_ms: int = DEFAULT_BANK_MS,
+) -> dict:
     """Play the game dealt from `seed_of_game` up to the function's request
     number `step`, then call the function on it once more: {request, answer |
     error, ms, legal}."""
@@ -234,12 +297,31 @@ def _job(args: tuple) -> list[dict]:
     from engines.registry import get_game
 
     game = get_game(game_name)
-    return play_games(load_player(spec), game, players, game.make_options(raw_options), seed, range(start, stop),
-                      vs, deadline_ms, bank_ms)
+    return play_games(
+        load_player(spec),
+        game,
+        players,
+        game.make_options(raw_options),
+        seed,
+        range(start, stop),
+        vs,
+        deadline_ms,
+        bank_ms,
+    )
 
 
-def arena(spec: str, game_name: str, players: int, games: int, seed: int, vs: list[str], jobs: int = 1,
-          options: dict | None = None, deadline_ms: int = DEFAULT_DEADLINE_MS, bank_ms: int = DEFAULT_BANK_MS) -> dict:
+def arena(
+    spec: str,
+    game_name: str,
+    players: int,
+    games: int,
+    seed: int,
+    vs: list[str],
+    jobs: int = 1,
+    options: dict | None = None,
+    deadline_ms: int = DEFAULT_DEADLINE_MS,
+    bank_ms: int = DEFAULT_BANK_MS,
+) -> dict:
     """Play `games` games and summarise them (the `--json` object)."""
     from engines.registry import get_game
 
@@ -252,8 +334,10 @@ def arena(spec: str, game_name: str, players: int, games: int, seed: int, vs: li
     import multiprocessing
 
     size = math.ceil(games / jobs)
-    chunks = [(spec, game_name, players, options, seed, lo, min(games, lo + size), vs, deadline_ms, bank_ms)
-              for lo in range(0, games, size)]
+    chunks = [
+        (spec, game_name, players, options, seed, lo, min(games, lo + size), vs, deadline_ms, bank_ms)
+        for lo in range(0, games, size)
+    ]
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
         parts = pool.map(_job, chunks)
     return summarise([r for part in parts for r in part], players)

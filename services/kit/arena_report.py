@@ -60,13 +60,18 @@ def render(report: dict, spec: str, vs: list[str]) -> str:
         f"win rate {report['win_rate']:.1%} (95% interval {low:.1%}..{high:.1%}; a shared win counts)",
         "mean score by seat: " + ", ".join(f"{s}: {v}" for s, v in enumerate(report["mean_score_by_seat"])),
         f"time per move: p50 {report['move_ms_p50']} ms, p99 {report['move_ms_p99']} ms"
-        + (f" (CPU: p50 {report['move_cpu_ms_p50']} ms, p99 {report['move_cpu_ms_p99']} ms)"
-           if "move_cpu_ms_p50" in report else ""),
+        + (
+            f" (CPU: p50 {report['move_cpu_ms_p50']} ms, p99 {report['move_cpu_ms_p99']} ms)"
+            if "move_cpu_ms_p50" in report
+            else ""
+        ),
         f"illegal answers: {report['illegal']}, errors (exceptions, timeouts): {report['errors']}",
     ]
     for f in report["failures"][:20]:
-        lines.append(f"  {f['kind']} at seed {f['seed']} step {f['step']}: {f['message']}"
-                     f"   (reproduce: --replay {f['seed']}:{f['step']})")
+        lines.append(
+            f"  {f['kind']} at seed {f['seed']} step {f['step']}: {f['message']}"
+            f"   (reproduce: --replay {f['seed']}:{f['step']})"
+        )
     if len(report["failures"]) > 20:
         lines.append(f"  ... {len(report['failures']) - 20} more (--json lists them)")
     return "\n".join(lines)

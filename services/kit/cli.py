@@ -45,21 +45,42 @@ def _arena(args: argparse.Namespace) -> int:
         vs = vs * (args.players - 1)
     unknown = [b for b in vs if b not in game.bots]
     if unknown or len(vs) != args.players - 1:
-        print(f"hanamichi arena: --vs names one house bot, or {args.players - 1} of them, among "
-              f"{', '.join(game.bots)}", file=sys.stderr)
+        print(
+            f"hanamichi arena: --vs names one house bot, or {args.players - 1} of them, among {', '.join(game.bots)}",
+            file=sys.stderr,
+        )
         return 2
     if args.replay:
         try:
             seed_text, step_text = args.replay.split(":")
-            found = replay(load_player(args.function), game, args.players, options, int(seed_text), int(step_text),
-                           vs, args.deadline_ms, args.bank_ms)
+            found = replay(
+                load_player(args.function),
+                game,
+                args.players,
+                options,
+                int(seed_text),
+                int(step_text),
+                vs,
+                args.deadline_ms,
+                args.bank_ms,
+            )
         except ValueError as err:
             print(f"hanamichi arena: --replay SEED:STEP: {err}", file=sys.stderr)
             return 2
         print(json.dumps(found, indent=None if args.json else 2, default=repr))
         return 1 if "error" in found or not found.get("legal") or found["late"] else 0
-    report = arena(args.function, args.game, args.players, args.games, args.seed, vs, args.jobs,
-                   json.loads(args.options), args.deadline_ms, args.bank_ms)
+    report = arena(
+        args.function,
+        args.game,
+        args.players,
+        args.games,
+        args.seed,
+        vs,
+        args.jobs,
+        json.loads(args.options),
+        args.deadline_ms,
+        args.bank_ms,
+    )
     print(json.dumps(report) if args.json else render(report, args.function, vs))
     return 0
 
@@ -82,12 +103,16 @@ def add_kit_parsers(sub) -> None:
     ar.add_argument("function", help="MODULE:FUNCTION or path/to/file.py:FUNCTION, or house:NAME for a house bot")
     ar.add_argument("--game", required=True)
     ar.add_argument("--players", type=int, default=4)
-    ar.add_argument("--vs", default="heuristic", help="the house bot in every other seat, or one per seat, comma-separated")
+    ar.add_argument(
+        "--vs", default="heuristic", help="the house bot in every other seat, or one per seat, comma-separated"
+    )
     ar.add_argument("--games", type=int, default=1000)
     ar.add_argument("--seed", type=int, default=1)
     ar.add_argument("--jobs", type=int, default=1, help="processes to play in")
     ar.add_argument("--options", default="{}", help="table options as JSON")
-    ar.add_argument("--deadline-ms", type=int, default=5000, help="deadline_ms in every request; a later answer is a timeout")
+    ar.add_argument(
+        "--deadline-ms", type=int, default=5000, help="deadline_ms in every request; a later answer is a timeout"
+    )
     ar.add_argument("--bank-ms", type=int, default=30000, help="time_bank_ms in every request")
     ar.add_argument("--replay", metavar="SEED:STEP", help="replay one failure: the game seed and the request number")
     ar.add_argument("--json", action="store_true", help="print one JSON object")

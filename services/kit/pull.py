@@ -27,7 +27,8 @@ import sys
 import threading
 import urllib.error
 import urllib.request
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from services.kit.runner import Runner
 
@@ -37,8 +38,9 @@ DEAD_AFTER_KEEPALIVES = 3
 
 
 class PullAgent:
-    def __init__(self, fn: Callable[[dict], Any], server: str, token: str, runner: Runner | None = None,
-                 keepalive_s: float = 5.0) -> None:
+    def __init__(
+        self, fn: Callable[[dict], Any], server: str, token: str, runner: Runner | None = None, keepalive_s: float = 5.0
+    ) -> None:
         self.server = server.rstrip("/")
         self.token = token
         self.runner = runner or Runner(fn)
@@ -55,8 +57,12 @@ class PullAgent:
 
     def _call(self, method: str, path: str, body: dict | None = None) -> tuple[int, Any]:
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.server + path, data=data, method=method, headers={
-            "Authorization": f"Bearer {self.token}", "Content-Type": "application/json"})
+        request = urllib.request.Request(
+            self.server + path,
+            data=data,
+            method=method,
+            headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"},
+        )
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 return response.status, json.loads(response.read() or b"null")
@@ -76,8 +82,11 @@ class PullAgent:
                 if self._follow_once():
                     backoff = BACKOFF_START_S  # it was up: the next try comes quickly
             except (urllib.error.URLError, OSError, ValueError) as exc:
-                print(f"hanamichi agent: stream closed ({exc}); reconnecting in {backoff:.1f} s",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"hanamichi agent: stream closed ({exc}); reconnecting in {backoff:.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
             else:
                 print(f"hanamichi agent: stream ended; reconnecting in {backoff:.1f} s", file=sys.stderr, flush=True)
             if self.stop.wait(backoff):
@@ -138,8 +147,12 @@ class PullAgent:
                 self._busy.add(key)
             threading.Thread(target=self._chance, args=(payload, key), daemon=True).start()
         elif event == "game_ended":
-            print(f"hanamichi agent: game {payload.get('game_id')} ended: place {payload.get('place')}, "
-                  f"score {payload.get('score')}", file=sys.stderr, flush=True)
+            print(
+                f"hanamichi agent: game {payload.get('game_id')} ended: place {payload.get('place')}, "
+                f"score {payload.get('score')}",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def _turn(self, turn: dict, key) -> None:
         try:
@@ -148,13 +161,21 @@ class PullAgent:
             if status != 200 or not game.get("legal_actions") or game.get("your_seat") is None:
                 return
             request = {
-                "game": game["game"], "game_id": game_id, "seat": game["your_seat"], "version": game["version"],
-                "view": game["view"], "legal_actions": game["legal_actions"],
-                "deadline_ms": turn.get("deadline_ms", 5000), "time_bank_ms": turn.get("time_bank_ms", 0),
+                "game": game["game"],
+                "game_id": game_id,
+                "seat": game["your_seat"],
+                "version": game["version"],
+                "view": game["view"],
+                "legal_actions": game["legal_actions"],
+                "deadline_ms": turn.get("deadline_ms", 5000),
+                "time_bank_ms": turn.get("time_bank_ms", 0),
             }
             action = self.runner.decide(request)
-            status, answer = self._call("POST", f"/api/v1/games/{game_id}/actions", {
-                "action": action, "command_id": f"{game_id}:{game['version']}", "expected_version": game["version"]})
+            status, answer = self._call(
+                "POST",
+                f"/api/v1/games/{game_id}/actions",
+                {"action": action, "command_id": f"{game_id}:{game['version']}", "expected_version": game["version"]},
+            )
             if status in (200, 201):
                 self.moves += 1
             elif status == 422:
@@ -166,7 +187,6 @@ class PullAgent:
             with self._lock:
                 self._busy.discard(key)
 
-
     def _chance(self, chance: dict, key) -> None:
         """An optional call: the view from the game, the actions from the event."""
         try:
@@ -175,17 +195,29 @@ class PullAgent:
             if status != 200 or game.get("your_seat") is None or not chance.get("legal_actions"):
                 return
             request = {
-                "game": game["game"], "game_id": game_id, "seat": game["your_seat"], "version": chance["version"],
-                "view": game["view"], "legal_actions": chance["legal_actions"],
+                "game": game["game"],
+                "game_id": game_id,
+                "seat": game["your_seat"],
+                "version": chance["version"],
+                "view": game["view"],
+                "legal_actions": chance["legal_actions"],
                 # No deadline is due; the function gets the usual move time to think.
-                "deadline_ms": 5000, "time_bank_ms": 0, "optional": True,
+                "deadline_ms": 5000,
+                "time_bank_ms": 0,
+                "optional": True,
             }
             action = self.runner.decide(request)
             if action is None:
                 return
-            status, answer = self._call("POST", f"/api/v1/games/{game_id}/actions", {
-                "action": action, "command_id": f"{game_id}:{chance['version']}:chance",
-                "expected_version": chance["version"]})
+            status, answer = self._call(
+                "POST",
+                f"/api/v1/games/{game_id}/actions",
+                {
+                    "action": action,
+                    "command_id": f"{game_id}:{chance['version']}:chance",
+                    "expected_version": chance["version"],
+                },
+            )
             if status in (200, 201):
                 self.chances_taken += 1
             # Refusals (already_called, too_late, a version conflict) cost nothing: the chance went by.

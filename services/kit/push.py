@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import socket
 import sys
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 from services.kit.runner import Runner
 from services.kit.signing import ReplayGuard, verify
@@ -20,8 +21,9 @@ from services.kit.signing import ReplayGuard, verify
 MAX_BODY = 1 << 20
 
 
-def make_server(fn: Callable[[dict], Any], secret: str, port: int, host: str = "127.0.0.1",
-                runner: Runner | None = None) -> ThreadingHTTPServer:
+def make_server(
+    fn: Callable[[dict], Any], secret: str, port: int, host: str = "127.0.0.1", runner: Runner | None = None
+) -> ThreadingHTTPServer:
     runner = runner or Runner(fn)
     guard = ReplayGuard()
 
@@ -75,8 +77,12 @@ def make_server(fn: Callable[[dict], Any], secret: str, port: int, host: str = "
 
 def run_push(fn: Callable[[dict], Any], secret: str, port: int, host: str = "127.0.0.1") -> None:
     server = make_server(fn, secret, port, host)
-    print(f"hanamichi agent: push endpoint on http://{host}:{server.server_address[1]}/ "
-          "(register it as the agent's endpoint, behind HTTPS)", file=sys.stderr, flush=True)
+    print(
+        f"hanamichi agent: push endpoint on http://{host}:{server.server_address[1]}/ "
+        "(register it as the agent's endpoint, behind HTTPS)",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -20,8 +20,9 @@ import random
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
 # Keep this much of the move's own time (deadline_ms) for the answer to
 # travel back: at least MIN_MARGIN_MS, else a tenth of it.
@@ -84,8 +85,11 @@ class Runner:
         # A daemon thread: a function that never returns cannot keep the runner alive.
         threading.Thread(target=run, name="hanamichi-act", daemon=True).start()
         if not done.wait(limit / 1000):
-            self.report("late", f"no answer within {limit:.0f} ms (deadline_ms {request.get('deadline_ms')}); "
-                                f"{fallback}", request)
+            self.report(
+                "late",
+                f"no answer within {limit:.0f} ms (deadline_ms {request.get('deadline_ms')}); {fallback}",
+                request,
+            )
             return None if optional else default_move(request)
         if "error" in box:
             self.report("exception", box["error"].rstrip(), request)
@@ -94,19 +98,25 @@ class Runner:
         if answer is None and optional:
             return None  # the author lets the chance pass
         if not is_legal(answer, request):
-            self.report("illegal", f"answered {json.dumps(answer, default=repr, separators=(',', ':'))[:300]}, not one of legal_actions; "
-                                   f"{fallback}", request)
+            self.report(
+                "illegal",
+                f"answered {json.dumps(answer, default=repr, separators=(',', ':'))[:300]}, not one of legal_actions; "
+                f"{fallback}",
+                request,
+            )
             return None if optional else default_move(request)
         return answer
 
     def report(self, kind: str, message: str, request: dict) -> None:
         """Tell the author what went wrong, with the request to reproduce it."""
         self.reports.append(Report(kind, message, request))
-        del self.reports[:-self.keep_reports]
+        del self.reports[: -self.keep_reports]
         try:
-            self.out.write(f"hanamichi agent: {kind} at {request.get('game')} {request.get('game_id')} "
-                           f"version {request.get('version')} seat {request.get('seat')}:\n{message}\n"
-                           f"request: {json.dumps(request, separators=(',', ':'))}\n")
+            self.out.write(
+                f"hanamichi agent: {kind} at {request.get('game')} {request.get('game_id')} "
+                f"version {request.get('version')} seat {request.get('seat')}:\n{message}\n"
+                f"request: {json.dumps(request, separators=(',', ':'))}\n"
+            )
             self.out.flush()
         except Exception:  # a closed stderr must not stop play either
             pass

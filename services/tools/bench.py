@@ -32,13 +32,23 @@ def add_bench_parser(sub) -> None:
     service.add_argument("--players", type=int, default=4)
     service.add_argument("--port", type=int, default=18950)
     service.add_argument("--raw-seconds", type=float, default=3.0)
-    service.add_argument("--http-seconds", type=float, default=3.0, help="how long to measure the trivial-route HTTP ceiling")
+    service.add_argument(
+        "--http-seconds", type=float, default=3.0, help="how long to measure the trivial-route HTTP ceiling"
+    )
     service.add_argument("--server-processes", type=int, default=1, help="API processes (uvicorn --workers)")
-    service.add_argument("--client", choices=["stream", "poll"], default="poll",
-                         help="stream: each seat waits for `turn` on its SSE stream; poll: a GET before each move")
-    service.add_argument("--think-ms", type=float, default=0.0,
-                         help="each seat's thinking time before it answers a turn (0: at once, which saturates"
-                              " the server; a pace like people's or bots' measures latency below saturation)")
+    service.add_argument(
+        "--client",
+        choices=["stream", "poll"],
+        default="poll",
+        help="stream: each seat waits for `turn` on its SSE stream; poll: a GET before each move",
+    )
+    service.add_argument(
+        "--think-ms",
+        type=float,
+        default=0.0,
+        help="each seat's thinking time before it answers a turn (0: at once, which saturates"
+        " the server; a pace like people's or bots' measures latency below saturation)",
+    )
     service.add_argument("--json", action="store_true")
     service.set_defaults(run=_bench_service)
     from services.tools.bench_tournament import add_tournament_parser
@@ -57,7 +67,9 @@ async def raw_append_ceiling(dsn: str, seconds: float, connections: int = 8) -> 
     the ceiling that one-event-per-transaction appends could reach."""
     table = f"bench_raw_{uuid.uuid4().hex[:8]}"
     admin = await asyncpg.connect(dsn)
-    await admin.execute(f"CREATE TABLE {table} (stream text, version bigint, data bytea, PRIMARY KEY (stream, version))")
+    await admin.execute(
+        f"CREATE TABLE {table} (stream text, version bigint, data bytea, PRIMARY KEY (stream, version))"
+    )
     done = 0
     stop = time.perf_counter() + seconds
 
@@ -114,8 +126,9 @@ class GameRunner:
     the seat may act, and the seat answers with one POST. `poll` instead GETs
     the game before each move (two requests per action)."""
 
-    def __init__(self, host: str, port: int, tokens: list[str], game_id: str, rng: random.Random, mode: str,
-                 think_s: float = 0.0) -> None:
+    def __init__(
+        self, host: str, port: int, tokens: list[str], game_id: str, rng: random.Random, mode: str, think_s: float = 0.0
+    ) -> None:
         from services.tools.loadclient import HttpConnection
 
         self.host, self.port = host, port
@@ -210,10 +223,26 @@ async def run_service_bench(args: argparse.Namespace, database_url: str, redis_u
     raw = await raw_append_ceiling(database_url, args.raw_seconds)
     env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url)
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "--factory", "services.bootstrap:app_from_env", "--host", host,
-         "--port", str(port), "--log-level", "warning", "--no-access-log", "--workers", str(args.server_processes),
-         "--timeout-graceful-shutdown", "3"],
-        env=env, cwd=Path(__file__).resolve().parents[2],
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "services.bootstrap:app_from_env",
+            "--host",
+            host,
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--no-access-log",
+            "--workers",
+            str(args.server_processes),
+            "--timeout-graceful-shutdown",
+            "3",
+        ],
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
     )
     try:
         setup = HttpConnection(host, port)
@@ -250,7 +279,10 @@ async def run_service_bench(args: argparse.Namespace, database_url: str, redis_u
         arrivals = [dict() for _ in tables]
         watchers = [asyncio.create_task(spectate(host, port, gid, arrivals[i])) for i, (gid, _) in enumerate(tables)]
         await asyncio.sleep(0.5)  # streams connected
-        runners = [GameRunner(host, port, tokens, gid, random.Random(i), args.client, args.think_ms / 1000) for i, (gid, tokens) in enumerate(tables)]
+        runners = [
+            GameRunner(host, port, tokens, gid, random.Random(i), args.client, args.think_ms / 1000)
+            for i, (gid, tokens) in enumerate(tables)
+        ]
         started = time.perf_counter()
         await asyncio.gather(*(r.play() for r in runners))
         elapsed = time.perf_counter() - started

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import os
 import random
 import subprocess
@@ -27,8 +28,6 @@ from pathlib import Path
 import httpx
 
 from services.tools.benchrun import percentile
-
-import logging
 
 logging.getLogger("httpx").setLevel(logging.WARNING)
 
@@ -55,7 +54,9 @@ class AgentFarm:
 
     def __init__(self, think_ms: float = 0.0) -> None:
         self.think_s = think_ms / 1000
-        self.arrivals: dict[tuple[str, int, int], tuple[float, float]] = {}  # (game, version, seat) -> (received, answered)
+        self.arrivals: dict[
+            tuple[str, int, int], tuple[float, float]
+        ] = {}  # (game, version, seat) -> (received, answered)
         self.rng = random.Random(1)
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -74,7 +75,10 @@ class AgentFarm:
                 data = json.dumps({"action": self.rng.choice(turn["legal_actions"])}).encode()
                 answered = time.time() * 1000
                 self.arrivals[(turn["game_id"], turn["version"], turn["seat"])] = (received, answered)
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(data), data))
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                    % (len(data), data)
+                )
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
             pass  # the service hung up, or the bench is shutting the farm down
@@ -86,19 +90,38 @@ async def run_agents_bench(args: argparse.Namespace, database_url: str, redis_ur
     import asyncpg
 
     env = dict(
-        os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url, PYTHONPATH=str(ROOT),
-        HANAMICHI_ALLOW_HTTP_AGENTS="1", HANAMICHI_ALLOW_PRIVATE_AGENTS="1",
+        os.environ,
+        DATABASE_URL=database_url,
+        REDIS_URL=redis_url,
+        PYTHONPATH=str(ROOT),
+        HANAMICHI_ALLOW_HTTP_AGENTS="1",
+        HANAMICHI_ALLOW_PRIVATE_AGENTS="1",
         HANAMICHI_AGENT_RATE_LIMIT="100000",
     )
     farm = AgentFarm(args.think_ms)
     agent_server = await asyncio.start_server(farm.handle, "127.0.0.1", args.agent_port, backlog=1024)
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "--factory", "services.bootstrap:app_from_env", "--host", "127.0.0.1",
-         "--port", str(args.port), "--log-level", "warning"], cwd=ROOT, env=env,
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "services.bootstrap:app_from_env",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(args.port),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
     )
     logs = [open(f"{args.worker_log}.{n}", "w") for n in range(args.workers)]
     workers = [
-        subprocess.Popen([sys.executable, "-m", "services.cli", "worker"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        subprocess.Popen(
+            [sys.executable, "-m", "services.cli", "worker"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+        )
         for log in logs
     ]
     base = f"http://127.0.0.1:{args.port}"
@@ -119,12 +142,19 @@ async def run_agents_bench(args: argparse.Namespace, database_url: str, redis_ur
         auth = {"Authorization": f"Bearer {owner['token']}"}
         agents = []
         for i in range(args.agents):
-            r = await http.post("/api/v1/agents", headers=auth, json={
-                "name": f"bench agent {run} {i}", "games": [args.game], "endpoint": f"http://127.0.0.1:{args.agent_port}/a/{i}"})
+            r = await http.post(
+                "/api/v1/agents",
+                headers=auth,
+                json={
+                    "name": f"bench agent {run} {i}",
+                    "games": [args.game],
+                    "endpoint": f"http://127.0.0.1:{args.agent_port}/a/{i}",
+                },
+            )
             r.raise_for_status()
             agents.append(r.json())
         await asyncio.sleep(1.0)  # the workers are up by now
-        tables = [agents[i:i + args.players] for i in range(0, len(agents) - args.players + 1, args.players)]
+        tables = [agents[i : i + args.players] for i in range(0, len(agents) - args.players + 1, args.players)]
         started = time.perf_counter()
         game_ids: list[str] = []
         for _round in range(args.games_per_table):
@@ -136,7 +166,9 @@ async def run_agents_bench(args: argparse.Namespace, database_url: str, redis_ur
             # Seat every table's agents, then let them all play at once.
             for game_id, seated in zip(round_ids, tables):
                 for agent in seated:
-                    r = await http.post(f"/api/v1/games/{game_id}/seats", headers={"Authorization": f"Bearer {agent['token']}"}, json={})
+                    r = await http.post(
+                        f"/api/v1/games/{game_id}/seats", headers={"Authorization": f"Bearer {agent['token']}"}, json={}
+                    )
                     r.raise_for_status()
             while True:
                 states = [(await http.get(f"/api/v1/games/{g}")).json()["status"] for g in round_ids]
@@ -149,7 +181,8 @@ async def run_agents_bench(args: argparse.Namespace, database_url: str, redis_ur
         try:
             rows = await conn.fetch(
                 "SELECT game_id::text AS game_id, version, seat, committed_ms, sent_ms, answered_ms, done_ms, outcome"
-                " FROM agent_turns WHERE game_id = ANY($1::text[]::uuid[])", game_ids,
+                " FROM agent_turns WHERE game_id = ANY($1::text[]::uuid[])",
+                game_ids,
             )
         finally:
             await conn.close()

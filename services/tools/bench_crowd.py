@@ -66,8 +66,8 @@ class _Client(asyncio.Protocol):
         if end < 0:
             self.tail = buf
             return
-        self.tail = buf[end + 4:]
-        whole = buf[:end + 4]
+        self.tail = buf[end + 4 :]
+        whole = buf[: end + 4]
         if not self.head:
             self.head = True
             if not whole.startswith(b"HTTP/1.1 200"):
@@ -102,7 +102,7 @@ async def _crowd(host: str, port: int, path: str, count: int, out: str) -> None:
             try:
                 _, client = await asyncio.wait_for(loop.create_connection(lambda: _Client(request), host, port), 30)
                 clients.append(client)
-            except (OSError, asyncio.TimeoutError):
+            except (TimeoutError, OSError):
                 failed += 1
 
     await asyncio.gather(*(connect() for _ in range(count)))
@@ -137,12 +137,26 @@ class Crowd:
         host, port, path = self.where
         root = Path(__file__).resolve().parents[2]
         for share, out in zip(self.shares, self.files):
-            self.procs.append(await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "services.tools.bench_crowd", host, str(port), path, str(share), out,
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=root))
+            self.procs.append(
+                await asyncio.create_subprocess_exec(
+                    sys.executable,
+                    "-m",
+                    "services.tools.bench_crowd",
+                    host,
+                    str(port),
+                    path,
+                    str(share),
+                    out,
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    cwd=root,
+                )
+            )
         lines = await asyncio.wait_for(asyncio.gather(*(p.stdout.readline() for p in self.procs)), timeout)
         counts = [line.split() for line in lines]
-        return sum(int(c[1]) for c in counts if len(c) == 3), sum(int(c[2]) if len(c) == 3 else s for c, s in zip(counts, self.shares))
+        return sum(int(c[1]) for c in counts if len(c) == 3), sum(
+            int(c[2]) if len(c) == 3 else s for c, s in zip(counts, self.shares)
+        )
 
     async def stop(self) -> list:
         """Stop them; every client's (cut, [(version, arrival), ...])."""
@@ -177,7 +191,7 @@ def read_rows(path: str):
     i = 0
     while i < len(data):
         n, cut = int(data[i]), int(data[i + 1])
-        pairs = data[i + 2:i + 2 + 2 * n]
+        pairs = data[i + 2 : i + 2 + 2 * n]
         yield cut, list(zip(map(int, pairs[0::2]), pairs[1::2]))
         i += 2 + 2 * n
 

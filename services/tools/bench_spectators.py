@@ -42,10 +42,20 @@ def add_spectators_parser(which) -> None:
     s.add_argument("--players", type=int, default=4)
     s.add_argument("--bot-delay-ms", type=int, default=40, help="house bots' pause before each move")
     s.add_argument("--port", type=int, default=18960)
-    s.add_argument("--seconds", "--timeout", type=float, default=25, dest="seconds",
-                   help="how long each table plays (the game rarely ends sooner)")
-    s.add_argument("--client-processes", type=int, default=0,
-                   help="processes holding the spectators' sockets (default: one per 500 spectators, up to 8)")
+    s.add_argument(
+        "--seconds",
+        "--timeout",
+        type=float,
+        default=25,
+        dest="seconds",
+        help="how long each table plays (the game rarely ends sooner)",
+    )
+    s.add_argument(
+        "--client-processes",
+        type=int,
+        default=0,
+        help="processes holding the spectators' sockets (default: one per 500 spectators, up to 8)",
+    )
     s.add_argument("--json", action="store_true")
     s.set_defaults(run=lambda args: run_bench(args, run_spectators_bench))
 
@@ -87,10 +97,28 @@ async def _server(args, admin_url: str, redis_url: str):
     host, port = "127.0.0.1", args.port
     env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url)
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "--factory", "services.bootstrap:app_from_env", "--host", host,
-         "--port", str(port), "--log-level", "warning", "--no-access-log", "--timeout-graceful-shutdown", "3",
-         "--backlog", "4096", "--http", "services.http.httpserver:GuardedHttpProtocol"],
-        env=env, cwd=Path(__file__).resolve().parents[2],
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "services.bootstrap:app_from_env",
+            "--host",
+            host,
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--no-access-log",
+            "--timeout-graceful-shutdown",
+            "3",
+            "--backlog",
+            "4096",
+            "--http",
+            "services.http.httpserver:GuardedHttpProtocol",
+        ],
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
     )
     try:
         await _wait_health(host, port)
@@ -178,9 +206,12 @@ def _timings(arrivals: dict[int, list[float]], sent: dict[int, float]) -> dict:
     spreads = [max(ats) - min(ats) for ats in arrivals.values() if len(ats) > 1]
     ms = lambda x: None if x is None else round(x * 1000, 1)  # noqa: E731
     return {
-        "to_delivery_p50_ms": ms(percentile(delays, 0.5)), "to_delivery_p99_ms": ms(percentile(delays, 0.99)),
-        "to_first_p50_ms": ms(percentile(firsts, 0.5)), "to_first_p99_ms": ms(percentile(firsts, 0.99)),
-        "spread_p50_ms": ms(percentile(spreads, 0.5)), "spread_p99_ms": ms(percentile(spreads, 0.99)),
+        "to_delivery_p50_ms": ms(percentile(delays, 0.5)),
+        "to_delivery_p99_ms": ms(percentile(delays, 0.99)),
+        "to_first_p50_ms": ms(percentile(firsts, 0.5)),
+        "to_first_p99_ms": ms(percentile(firsts, 0.99)),
+        "spread_p50_ms": ms(percentile(spreads, 0.5)),
+        "spread_p99_ms": ms(percentile(spreads, 0.99)),
         "deliveries": len(delays),
     }
 
@@ -212,36 +243,58 @@ async def _crowded(args, admin_url: str, redis_url: str, processes: int) -> dict
             await asyncio.sleep(max(0.0, started + args.seconds - time.time()))
             rss_end = _rss_mb(server.pid)
             metrics_text = await asyncio.to_thread(
-                lambda: urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=30).read().decode())
+                lambda: urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=30).read().decode()
+            )
             await asyncio.sleep(2)  # what was committed in the window still on its way
             rows = await crowd.stop()
         finally:
             await crowd.close()
         committed = await _committed(database_url, game_id, started, args.seconds)
-    cut = sum(float(line.split()[-1]) for line in metrics_text.splitlines() if line.startswith("hanamichi_sse_cut_total{"))
+    cut = sum(
+        float(line.split()[-1]) for line in metrics_text.splitlines() if line.startswith("hanamichi_sse_cut_total{")
+    )
     got = _deliveries(rows, committed)
     return {
-        "connected": connected, "connect_failures": failed, "counted": counted, "versions": len(committed),
-        "events_per_s": _pace(committed, started), "rss_before": rss_before, "rss_idle": rss_idle, "rss_end": rss_end,
-        "cut": cut, **got, **_timings(got["arrivals"], committed),
+        "connected": connected,
+        "connect_failures": failed,
+        "counted": counted,
+        "versions": len(committed),
+        "events_per_s": _pace(committed, started),
+        "rss_before": rss_before,
+        "rss_idle": rss_idle,
+        "rss_end": rss_end,
+        "cut": cut,
+        **got,
+        **_timings(got["arrivals"], committed),
     }
 
 
 # --- the ceiling: a bare asyncio SSE broadcaster (services/tools/sse_ceiling.py) ----------
+
 
 async def _measure_ceiling(args, processes: int, ticks: int, interval_s: float) -> dict:
     from services.tools.bench_crowd import Crowd
 
     host, port = "127.0.0.1", args.port + 1
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "services.tools.sse_ceiling", str(port), str(args.clients),
-        str(ticks), str(interval_s), stdout=asyncio.subprocess.PIPE, cwd=Path(__file__).resolve().parents[2],
+        sys.executable,
+        "-m",
+        "services.tools.sse_ceiling",
+        str(port),
+        str(args.clients),
+        str(ticks),
+        str(interval_s),
+        stdout=asyncio.subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[2],
     )
     crowd = Crowd(host, port, "/", args.clients, processes)
     try:
         await asyncio.wait_for(proc.stdout.readline(), 20)
         await crowd.connect()
-        sent = {int(v): at for v, at in json.loads(await asyncio.wait_for(proc.stdout.readline(), ticks * interval_s + 90)).items()}
+        sent = {
+            int(v): at
+            for v, at in json.loads(await asyncio.wait_for(proc.stdout.readline(), ticks * interval_s + 90)).items()
+        }
         await asyncio.sleep(2)
         got = _deliveries(await crowd.stop(), sent)
     finally:
@@ -265,33 +318,47 @@ async def run_spectators_bench(args: argparse.Namespace, database_url: str, redi
     ceiling = await _measure_ceiling(args, processes, min(versions, 60), args.seconds / versions)
     ratio = lambda a, b: None if not a or not b else round(a / b, 2)  # noqa: E731
     return {
-        "clients": args.clients, "client_processes": processes, "fd_limit": fds,
-        "game": args.game, "players": args.players, "bot_delay_ms": args.bot_delay_ms, "seconds": args.seconds,
+        "clients": args.clients,
+        "client_processes": processes,
+        "fd_limit": fds,
+        "game": args.game,
+        "players": args.players,
+        "bot_delay_ms": args.bot_delay_ms,
+        "seconds": args.seconds,
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
-        "connected": served["connected"], "connect_failures": served["connect_failures"],
+        "connected": served["connected"],
+        "connect_failures": served["connect_failures"],
         "spectators_counted_by_server": served["counted"],
-        "versions": served["versions"], "deliveries": served["deliveries"],
-        "missing_deliveries": served["missing"], "repeated_deliveries": served["repeated"],
+        "versions": served["versions"],
+        "deliveries": served["deliveries"],
+        "missing_deliveries": served["missing"],
+        "repeated_deliveries": served["repeated"],
         "commit_to_first_delivery_p50_ms": served["to_first_p50_ms"],
         "commit_to_first_delivery_p99_ms": served["to_first_p99_ms"],
         "commit_to_delivery_p50_ms": served["to_delivery_p50_ms"],
         "commit_to_delivery_p99_ms": served["to_delivery_p99_ms"],
-        "spread_p50_ms": served["spread_p50_ms"], "spread_p99_ms": served["spread_p99_ms"],
+        "spread_p50_ms": served["spread_p50_ms"],
+        "spread_p99_ms": served["spread_p99_ms"],
         "events_per_s_with_crowd": round(served["events_per_s"], 2),
         "events_per_s_no_spectators": round(alone["events_per_s"], 2),
         "pace_ratio": ratio(served["events_per_s"], alone["events_per_s"]),
         "server_rss_mb_before": round(served["rss_before"], 1),
         "server_rss_mb_idle_crowd": round(served["rss_idle"], 1),
         "server_rss_mb_end": round(served["rss_end"], 1),
-        "kb_per_idle_connection": round((served["rss_idle"] - served["rss_before"]) * 1024 / max(served["connected"], 1), 1),
-        "connections_cut": served["cut"], "clients_told_to_reconnect": served["clients_cut"],
-        "ceiling_spread_p50_ms": ceiling["spread_p50_ms"], "ceiling_spread_p99_ms": ceiling["spread_p99_ms"],
+        "kb_per_idle_connection": round(
+            (served["rss_idle"] - served["rss_before"]) * 1024 / max(served["connected"], 1), 1
+        ),
+        "connections_cut": served["cut"],
+        "clients_told_to_reconnect": served["clients_cut"],
+        "ceiling_spread_p50_ms": ceiling["spread_p50_ms"],
+        "ceiling_spread_p99_ms": ceiling["spread_p99_ms"],
         "ceiling_to_delivery_p50_ms": ceiling["to_delivery_p50_ms"],
         "ceiling_to_delivery_p99_ms": ceiling["to_delivery_p99_ms"],
         "ceiling_missing": ceiling["missing"],
         "spread_p99_over_ceiling": ratio(served["spread_p99_ms"], ceiling["spread_p99_ms"]),
         "goal_spread_p99_ms": 150 if args.clients <= 2000 else 1000,
         "goal_met": (served["spread_p99_ms"] or 1e9) < (150 if args.clients <= 2000 else 1000)
-        and served["missing"] == 0 and (served["events_per_s"] >= 0.9 * alone["events_per_s"]),
+        and served["missing"] == 0
+        and (served["events_per_s"] >= 0.9 * alone["events_per_s"]),
     }

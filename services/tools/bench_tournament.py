@@ -31,25 +31,39 @@ def add_tournament_parser(which) -> None:
 
 async def run_tournament_bench(args: argparse.Namespace, database_url: str, redis_url: str) -> dict:
     import engines.tournament as tn
-    from services.config import Settings
     from services.app.games.service import now_ms
     from services.bootstrap import Runtime
+    from services.config import Settings
 
     settings = replace(Settings.from_env(), database_url=database_url, redis_url=redis_url)
     runtime = await Runtime.open(settings)
     env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url)
     workers = [
-        subprocess.Popen([sys.executable, "-m", "services.cli", "worker"], env=env,
-                         cwd=Path(__file__).resolve().parents[2], stdout=log, stderr=subprocess.STDOUT)
+        subprocess.Popen(
+            [sys.executable, "-m", "services.cli", "worker"],
+            env=env,
+            cwd=Path(__file__).resolve().parents[2],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         for log in [open(f"{args.worker_log}.{n}", "w") for n in range(args.workers)]
     ]
     try:
         service = runtime.tournaments
-        loaded = await service.create(None, {
-            "game": args.game, "start_ms": now_ms() + 4_000 + 5 * args.entrants, "table_size": args.table_size,
-            "rounds": args.rounds, "bots": "bots_only", "min_entrants": 2, "max_entrants": args.entrants,
-            "ranked": True, "time_control": {"move_ms": 30_000, "bank_ms": 0},
-        })
+        loaded = await service.create(
+            None,
+            {
+                "game": args.game,
+                "start_ms": now_ms() + 4_000 + 5 * args.entrants,
+                "table_size": args.table_size,
+                "rounds": args.rounds,
+                "bots": "bots_only",
+                "min_entrants": 2,
+                "max_entrants": args.entrants,
+                "ranked": True,
+                "time_control": {"move_ms": 30_000, "bank_ms": 0},
+            },
+        )
         tid = loaded.tournament_id
         for n in range(1, args.entrants + 1):
             await service.command(tid, tn.Register(entrant=tn.Entrant(id=f"bot-{n}", name=f"Bot {n}", kind="bot")))
@@ -66,11 +80,13 @@ async def run_tournament_bench(args: argparse.Namespace, database_url: str, redi
         row = await runtime.pool.fetchrow(
             "SELECT count(*) AS games, count(*) FILTER (WHERE g.status = 'finished') AS finished,"
             " coalesce(sum(s.version), 0) AS events FROM games g JOIN streams s ON s.stream_id = g.game_id::text"
-            " WHERE g.tournament_id = $1", tid,
+            " WHERE g.tournament_id = $1",
+            tid,
         )
         actions = await runtime.pool.fetchval(
             "SELECT count(*) FROM commands c JOIN games g ON c.stream_id = g.game_id::text"
-            " WHERE g.tournament_id = $1 AND c.command_id <> 'start:'", tid,
+            " WHERE g.tournament_id = $1 AND c.command_id <> 'start:'",
+            tid,
         )
     finally:
         for worker in workers:

@@ -59,7 +59,7 @@ class Supervised:
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._watch, name=f"supervise-{name}", daemon=True)
 
-    def start(self) -> "Supervised":
+    def start(self) -> Supervised:
         self.proc = self._spawn()
         self._thread.start()
         return self
@@ -80,8 +80,11 @@ class Supervised:
             _forget_metrics(proc.pid)
             if ran_s > 30:
                 backoff_s = 0.5  # it ran for a while: not a crash loop
-            print(f"hanamichi: {self.name} (pid {proc.pid}) exited with code {proc.returncode}; "
-                  f"starting it again in {backoff_s:g} s", flush=True)
+            print(
+                f"hanamichi: {self.name} (pid {proc.pid}) exited with code {proc.returncode}; "
+                f"starting it again in {backoff_s:g} s",
+                flush=True,
+            )
             if self._stopping.wait(backoff_s):
                 return
             self.restarts += 1

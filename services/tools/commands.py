@@ -26,7 +26,12 @@ def simulate_cmd(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     bots = args.bots.split(",") if args.bots else ["random"] * args.players
     report = simulate(
-        game, args.players, args.games, args.seed, bots, json.loads(args.options),
+        game,
+        args.players,
+        args.games,
+        args.seed,
+        bots,
+        json.loads(args.options),
         progress=not args.json and args.games >= 200 and sys.stderr.isatty(),
     )
     print(json.dumps(report) if args.json else render(report))
@@ -70,8 +75,8 @@ def verify(args: argparse.Namespace) -> int:
 
 
 def ratings(args: argparse.Namespace) -> int:
-    from services.infra.db import create_pool
     from services.app.ratings.projection import rebuild
+    from services.infra.db import create_pool
 
     async def run(settings) -> dict:
         pool = await create_pool(settings.database_url, 2)
@@ -83,5 +88,3 @@ def ratings(args: argparse.Namespace) -> int:
     report = run_with_servers(run)
     print(json.dumps(report))
     return 0 if report["equal"] or args.write else 1
-
-

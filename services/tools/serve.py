@@ -59,8 +59,11 @@ def serve(args: argparse.Namespace) -> int:
         database_url, redis_url, embedded = resolve_servers(settings.data_dir)
         settings = replace(settings, database_url=database_url, redis_url=redis_url)
         if embedded is not None:
-            started = [f"{name} at {url}" for name, url in
-                       (("PostgreSQL", embedded.database_url), ("Redis", embedded.redis_url)) if url]
+            started = [
+                f"{name} at {url}"
+                for name, url in (("PostgreSQL", embedded.database_url), ("Redis", embedded.redis_url))
+                if url
+            ]
             print(f"hanamichi: embedded {' and '.join(started)}; data in {embedded.data_dir}", flush=True)
         given = [name for name in ("DATABASE_URL", "REDIS_URL") if os.environ.get(name)]
         if given:
@@ -79,9 +82,16 @@ def serve(args: argparse.Namespace) -> int:
 
         # log_config=None: uvicorn's lines go through our JSON handler (services/infra/logs.py);
         # the access log is ours too (services/http/observe.py).
-        common = dict(host=args.host, port=args.port, log_level=args.log_level.lower(), access_log=False,
-                      log_config=None, timeout_graceful_shutdown=SHUTDOWN_GRACE_S, http=GuardedHttpProtocol,
-                      timeout_keep_alive=int(os.environ.get("HANAMICHI_KEEPALIVE_S", "5")))
+        common = dict(
+            host=args.host,
+            port=args.port,
+            log_level=args.log_level.lower(),
+            access_log=False,
+            log_config=None,
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+            http=GuardedHttpProtocol,
+            timeout_keep_alive=int(os.environ.get("HANAMICHI_KEEPALIVE_S", "5")),
+        )
         if args.processes < 0:
             print("hanamichi: --processes is a count of API processes (0: one per core)", file=sys.stderr)
             return 2
@@ -199,7 +209,8 @@ def migrate(args: argparse.Namespace) -> int:
             await conn.close()
 
     applied = run_with_servers(run)
-    print(f"hanamichi: migrations applied: {', '.join(applied) if applied else 'none, the schema is up to date'}", flush=True)
+    print(
+        f"hanamichi: migrations applied: {', '.join(applied) if applied else 'none, the schema is up to date'}",
+        flush=True,
+    )
     return 0
-
-

@@ -11,7 +11,9 @@ from engines.expert import make_bot
 from engines.playout import Playout
 
 
-def simulate(game: Game, players: int, games: int, seed: int, bots: list[str], options: dict, progress: bool) -> dict[str, Any]:
+def simulate(
+    game: Game, players: int, games: int, seed: int, bots: list[str], options: dict, progress: bool
+) -> dict[str, Any]:
     game.check_players(players)
     table_options = game.make_options(options)
     unknown = [b for b in bots if b not in game.bots]
@@ -90,7 +92,7 @@ def bare_kabuki_tricks(players: int, rng) -> list[int]:
     dealer = 0
     for _ in range(rounds_for(players)):
         rng.shuffle(deck)
-        hands = [deck[7 * s: 7 * s + 7] + [JOKER + s] for s in range(players)]
+        hands = [deck[7 * s : 7 * s + 7] + [JOKER + s] for s in range(players)]
         strength = STRENGTH[rng.random() < 0.5, rng.choice(ORDERS)]
         leader = dealer
         for _trick in range(7):
@@ -167,11 +169,18 @@ def _lean_random_game(name: str):
 
 
 def render_calibration(report: dict[str, Any]) -> str:
-    lines = [f"bare pure-Python Kabuki Tricks playout, {report['players']} players: "
-             f"{report['bare_kabuki_tricks_per_s']} games/s (best of 3)",
-             f"{'game':<16} {'playouts/s':>11} {'ratio':>6} {'lean/s':>9} {'lean ratio':>10}"]
-    lines += [f"{r['game']:<16} {r['playouts_per_s']:>11} {r['ratio']:>6.3f} {r.get('lean_playouts_per_s', '-'):>9}"
-              f" {r.get('lean_ratio', '-'):>10}" for r in report["games"]]
-    lines.append("(ratio: the engine's random playouts per second over the bare playout's; lean: the expert's"
-                 " playout state, engines/<game>/lean.py; goal >= 0.4)")
+    lines = [
+        f"bare pure-Python Kabuki Tricks playout, {report['players']} players: "
+        f"{report['bare_kabuki_tricks_per_s']} games/s (best of 3)",
+        f"{'game':<16} {'playouts/s':>11} {'ratio':>6} {'lean/s':>9} {'lean ratio':>10}",
+    ]
+    lines += [
+        f"{r['game']:<16} {r['playouts_per_s']:>11} {r['ratio']:>6.3f} {r.get('lean_playouts_per_s', '-'):>9}"
+        f" {r.get('lean_ratio', '-'):>10}"
+        for r in report["games"]
+    ]
+    lines.append(
+        "(ratio: the engine's random playouts per second over the bare playout's; lean: the expert's"
+        " playout state, engines/<game>/lean.py; goal >= 0.4)"
+    )
     return "\n".join(lines)

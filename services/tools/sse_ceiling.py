@@ -31,7 +31,7 @@ async def ceiling_server(port: int, clients: int, ticks: int, interval_s: float)
     print("ready", flush=True)
     try:
         await asyncio.wait_for(ready.wait(), 60)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         pass  # the clients that could connect
     sent: dict[int, float] = {}
     for version in range(1, ticks + 1):

@@ -1,4 +1,4 @@
-""""How to play" texts, in our own words, each with the rulings
+""" "How to play" texts, in our own words, each with the rulings
 (../shared/RULES.md ids) that decide what the rulebook leaves open."""
 
 from __future__ import annotations
@@ -32,7 +32,10 @@ _PAGES: dict[str, tuple[str, list[str], list[tuple[str, str]]]] = {
             ("KT-8", "prediction ties: the card beside the strongest actor scores 2, others 1"),
             ("KT-9", "+1 when your final card's suit matches the actor your prediction sits beside"),
             ("KT-10", "the Director may leave the configuration unchanged"),
-            ("KT-11", "public: trick counts, where predictions sit, every played card; hidden: hands, prediction values"),
+            (
+                "KT-11",
+                "public: trick counts, where predictions sit, every played card; hidden: hands, prediction values",
+            ),
             ("KT-12", "game ties go to the strongest final card of the last round"),
             ("KT-13", "two players: a dummy leads every trick from a face-down pile"),
             ("KT-14", "advanced variants (off by default): failed predictions, toxic number"),
@@ -139,5 +142,5 @@ def how_to_play(game: str, lang: str = "en") -> str | None:
     return (
         f"<h1>{escape(text(lang, 'howto.title', game=title))}</h1>{body}"
         f'<section aria-labelledby="rulings-h"><h2 id="rulings-h">{escape(text(lang, "howto.rulings"))}</h2>'
-        f"<p>{escape(text(lang, 'howto.rulings_intro'))}</p><ul class=\"rulings\">{rules}</ul></section>"
+        f'<p>{escape(text(lang, "howto.rulings_intro"))}</p><ul class="rulings">{rules}</ul></section>'
     )

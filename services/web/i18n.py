@@ -73,7 +73,7 @@ def switch(lang: str, path: str) -> str:
     cookie and come back to the same page."""
     items = "".join(
         f'<li><a href="/lang/{code}?next={escape(path, quote=True)}" hreflang="{code}" lang="{code}"'
-        f'{CURRENT if code == lang else ""}>{NAMES[code]}</a></li>'
+        f"{CURRENT if code == lang else ''}>{NAMES[code]}</a></li>"
         for code in LANGS
     )
     return f'<nav class="langs" aria-label="{escape(text(lang, "nav.language"))}"><ul>{items}</ul></nav>'

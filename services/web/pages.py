@@ -28,8 +28,14 @@ CSP = (
 )
 
 
-def shell(title: str, main: str, scripts: tuple[str, ...] = (), styles: tuple[str, ...] = (), page: str = "",
-          request: Request | None = None) -> Response[str]:
+def shell(
+    title: str,
+    main: str,
+    scripts: tuple[str, ...] = (),
+    styles: tuple[str, ...] = (),
+    page: str = "",
+    request: Request | None = None,
+) -> Response[str]:
     """A page: header with navigation (filled by nav.js) and the language
     switch, `main`, our modules. The language is the request's (i18n.py);
     the modules read it from <html lang> (i18n.js)."""
@@ -73,7 +79,11 @@ def shell(title: str, main: str, scripts: tuple[str, ...] = (), styles: tuple[st
 </body>
 </html>
 """
-    return Response(html, media_type="text/html; charset=utf-8", headers={"Content-Security-Policy": CSP, "Cache-Control": "no-store"})
+    return Response(
+        html,
+        media_type="text/html; charset=utf-8",
+        headers={"Content-Security-Policy": CSP, "Cache-Control": "no-store"},
+    )
 
 
 def not_found(request: Request, main: str) -> Response[str]:
@@ -86,7 +96,9 @@ def not_found(request: Request, main: str) -> Response[str]:
 def game_links(_, prefix: str, current: str | None = None) -> str:
     """A list item linking `prefix` + game for each game; `current` is marked for screen readers."""
     mark = ' aria-current="page"'
-    return "".join(f'<li><a href="{prefix}{g}"{mark if g == current else ""}>{_("game." + g)}</a></li>' for g in available())
+    return "".join(
+        f'<li><a href="{prefix}{g}"{mark if g == current else ""}>{_("game." + g)}</a></li>' for g in available()
+    )
 
 
 def loading_main(_, region: str, data: str, value: str, ids: str, title: str, rest: str = "") -> str:
@@ -126,8 +138,9 @@ def lobby_page(request: Request) -> Response[str]:
     return shell(_("lobby.title"), main, ("lobby.js",), page="lobby", request=request)
 
 
-def _credentials_page(request: Request, _, page: str, title: str, subtitle: str, password: tuple[str, str],
-                      below: str, hint: str = "") -> Response[str]:
+def _credentials_page(
+    request: Request, _, page: str, title: str, subtitle: str, password: tuple[str, str], below: str, hint: str = ""
+) -> Response[str]:
     """Sign up and sign in: one form (forms.js finds it as `<page>-form`) that
     differs in the password's autocomplete and bounds, a hint, and the link below."""
     hint_line = f'  <p class="hint">{hint}</p>\n' if hint else ""
@@ -148,17 +161,30 @@ def _credentials_page(request: Request, _, page: str, title: str, subtitle: str,
 @get("/signup", include_in_schema=False, sync_to_thread=False)
 def signup_page(request: Request) -> Response[str]:
     _ = translator(lang_of(request))
-    return _credentials_page(request, _, "signup", _("nav.signup"), _("signup.h"),
-                             ("new-password", 'minlength="8" maxlength="200"'),
-                             f'{_("signup.have")} <a href="/signin">{_("nav.signin")}</a>', hint=_("signup.hint"))
+    return _credentials_page(
+        request,
+        _,
+        "signup",
+        _("nav.signup"),
+        _("signup.h"),
+        ("new-password", 'minlength="8" maxlength="200"'),
+        f'{_("signup.have")} <a href="/signin">{_("nav.signin")}</a>',
+        hint=_("signup.hint"),
+    )
 
 
 @get("/signin", include_in_schema=False, sync_to_thread=False)
 def signin_page(request: Request) -> Response[str]:
     _ = translator(lang_of(request))
-    return _credentials_page(request, _, "signin", _("nav.signin"), _("signin.h"),
-                             ("current-password", 'maxlength="200"'),
-                             f'{_("signin.none")} <a href="/signup">{_("nav.signup")}</a>')
+    return _credentials_page(
+        request,
+        _,
+        "signin",
+        _("nav.signin"),
+        _("signin.h"),
+        ("current-password", 'maxlength="200"'),
+        f'{_("signin.none")} <a href="/signup">{_("nav.signup")}</a>',
+    )
 
 
 @get("/account", include_in_schema=False, sync_to_thread=False)

@@ -139,7 +139,9 @@ def leaderboard_page(game: str, request: Request) -> Response[str]:
   <p class="status" role="status" id="lb-status"></p>
 </div>
 """
-    return shell(_("lb.title", game=_("game." + game)), main, ("leaderboard.js",), STYLES, page="leaderboard", request=request)
+    return shell(
+        _("lb.title", game=_("game." + game)), main, ("leaderboard.js",), STYLES, page="leaderboard", request=request
+    )
 
 
 @get("/players/{player_id:str}", include_in_schema=False, sync_to_thread=False)
@@ -156,4 +158,13 @@ def player_page(player_id: str, request: Request) -> Response[str]:
 # The bot author's page rides along (app.py mounts this list).
 from services.web.pages_agents import ROUTES as AGENT_PAGES  # noqa: E402
 
-ROUTES = [*AGENT_PAGES, live_page, replay_page, tournaments_page, tournament_page, leaderboards_index, leaderboard_page, player_page]
+ROUTES = [
+    *AGENT_PAGES,
+    live_page,
+    replay_page,
+    tournaments_page,
+    tournament_page,
+    leaderboards_index,
+    leaderboard_page,
+    player_page,
+]

@@ -50,10 +50,16 @@ def test_settings_carry_what_modules_used_to_read(monkeypatch):
     from services.config import ProcessSettings, Settings
 
     for name, value in {
-        "HANAMICHI_SSE_SPECTATOR_BUFFER_BYTES": "1024", "HANAMICHI_SSE_SPECTATOR_SNDBUF": "4096",
-        "HANAMICHI_LOG_SUMMARY_S": "1", "HANAMICHI_METRICS_PORT": "9109", "HANAMICHI_ACCESS_LOG": "1",
-        "HANAMICHI_ALLOW_HTTP_AGENTS": "1", "HANAMICHI_AGENT_RATE_LIMIT": "7",
-        "HANAMICHI_LOG_LEVEL": "debug", "HANAMICHI_LOG_FORMAT": "text", "HANAMICHI_TRUSTED_PROXIES": "10.0.0.0/8",
+        "HANAMICHI_SSE_SPECTATOR_BUFFER_BYTES": "1024",
+        "HANAMICHI_SSE_SPECTATOR_SNDBUF": "4096",
+        "HANAMICHI_LOG_SUMMARY_S": "1",
+        "HANAMICHI_METRICS_PORT": "9109",
+        "HANAMICHI_ACCESS_LOG": "1",
+        "HANAMICHI_ALLOW_HTTP_AGENTS": "1",
+        "HANAMICHI_AGENT_RATE_LIMIT": "7",
+        "HANAMICHI_LOG_LEVEL": "debug",
+        "HANAMICHI_LOG_FORMAT": "text",
+        "HANAMICHI_TRUSTED_PROXIES": "10.0.0.0/8",
     }.items():
         monkeypatch.setenv(name, value)
     settings, process = Settings.from_env(), ProcessSettings.from_env()

@@ -10,7 +10,10 @@ from workers.jobs import FUNCTIONS
 
 def test_stored_and_queued_names_are_unchanged():
     assert (K.FANOUT_STREAM, K.ARQ_QUEUE, K.WATCHERS_PROCESSES) == (
-        "hanamichi:fanout", "hanamichi:arq", "hanamichi:watchers:processes")
+        "hanamichi:fanout",
+        "hanamichi:arq",
+        "hanamichi:watchers:processes",
+    )
     assert K.rate_key("p1", 7) == "hanamichi:rate:p1:7"
     assert K.watchers_of_process("x") == "hanamichi:watchers:process:x"
     assert K.player_stream("p1") == "player:p1"
@@ -20,7 +23,11 @@ def test_stored_and_queued_names_are_unchanged():
     assert K.chance_job_id("g", 3, 1) == "chance:g:3:1"
     assert K.retry_job_id("deadline:g:3:1", K.swept_retry(99)) == "deadline:g:3:1:swept:99"
     assert K.SERVER_PREFIXES == ("auto:", "bot:", "agent:", "timer:", "start:")
-    assert (K.bot_command_id(1, 4), K.auto_command_id(1, 4), K.timer_command_id(4)) == ("bot:1:4", "auto:1:4", "timer:4")
+    assert (K.bot_command_id(1, 4), K.auto_command_id(1, 4), K.timer_command_id(4)) == (
+        "bot:1:4",
+        "auto:1:4",
+        "timer:4",
+    )
     assert (K.agent_command_id(1, 4), K.agent_command_id(1, 4, chance=True)) == ("agent:1:4", "agent:1:4:chance")
 
 

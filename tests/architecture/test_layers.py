@@ -19,9 +19,13 @@ LAYERS = {
     "engines": 0,
     "services.infra": 1,
     "services.app": 2,
-    "services.http": 3, "services.web": 3, "services.config": 3,
-    "services.bootstrap": 4, "workers": 4,
-    "services.tools": 5, "services.kit": 5,
+    "services.http": 3,
+    "services.web": 3,
+    "services.config": 3,
+    "services.bootstrap": 4,
+    "workers": 4,
+    "services.tools": 5,
+    "services.kit": 5,
     "services.cli": 6,
 }
 # The one-command run's servers: only the tool that starts them may import them.
@@ -41,7 +45,8 @@ def _modules() -> dict[str, Path]:
 def _is_type_checking(node: ast.If) -> bool:
     test = node.test
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
@@ -94,15 +99,21 @@ def _layer(module: str) -> int:
 
 def test_no_module_imports_a_layer_above_it():
     internal, _ = _graph()
-    upward = sorted(f"{m} -> {n}" for m, deps in internal.items() for n in deps
-                    if n != "services" and _layer(n) > _layer(m))
+    upward = sorted(
+        f"{m} -> {n}" for m, deps in internal.items() for n in deps if n != "services" and _layer(n) > _layer(m)
+    )
     assert upward == []
 
 
 def test_engines_import_nothing_of_services_or_workers():
     internal, _ = _graph()
-    leaks = sorted(f"{m} -> {n}" for m, deps in internal.items() if m.startswith("engines")
-                   for n in deps if not n.startswith("engines"))
+    leaks = sorted(
+        f"{m} -> {n}"
+        for m, deps in internal.items()
+        if m.startswith("engines")
+        for n in deps
+        if not n.startswith("engines")
+    )
     assert leaks == []
 
 

@@ -8,9 +8,9 @@ import inspect
 from pathlib import Path
 
 from services.app.agents.settings import AgentSettings
-from services.config import agent_settings
 from services.app.games import policy
 from services.app.games.service import GameService
+from services.config import agent_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -33,12 +33,20 @@ def handler_sizes(source: str) -> dict[str, int]:
         if not _is_route(node):
             continue
         first = node.body[0]
-        docstring = (first.lineno, first.end_lineno) if (
-            isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
-        ) else (0, -1)
+        docstring = (
+            (first.lineno, first.end_lineno)
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            )
+            else (0, -1)
+        )
         sizes[node.name] = sum(
-            1 for number in range(node.lineno, node.end_lineno + 1)
-            if lines[number - 1].strip() and not lines[number - 1].strip().startswith("#")
+            1
+            for number in range(node.lineno, node.end_lineno + 1)
+            if lines[number - 1].strip()
+            and not lines[number - 1].strip().startswith("#")
             and not docstring[0] <= number <= docstring[1]
         )
     return sizes

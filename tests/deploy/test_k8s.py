@@ -42,7 +42,9 @@ def validate(docs: list[dict]) -> set[tuple[str, str]]:
 def render(overlay: str) -> list[dict]:
     kubectl = shutil.which("kubectl")
     assert kubectl, "kubectl is needed to render the overlays (Debian: apt-get install kubectl; .ci/run installs it)"
-    out = subprocess.run([kubectl, "kustomize", str(K8S / "overlays" / overlay)], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [kubectl, "kustomize", str(K8S / "overlays" / overlay)], capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     return [d for d in yaml.safe_load_all(out.stdout) if d]
 
@@ -121,8 +123,10 @@ def _leaves_namespace(rule: dict) -> bool:
     for peer in rule.get("to", [{}]):
         if "ipBlock" in peer:
             return True
-        if "namespaceSelector" in peer and peer["namespaceSelector"].get("matchLabels", {}).get(
-                "kubernetes.io/metadata.name") != "kube-system":
+        if (
+            "namespaceSelector" in peer
+            and peer["namespaceSelector"].get("matchLabels", {}).get("kubernetes.io/metadata.name") != "kube-system"
+        ):
             return True
     return not rule.get("to")  # no `to`: anywhere
 
@@ -147,7 +151,13 @@ def test_only_the_worker_reaches_the_internet(overlay):
 def test_migrate_command_applies_nothing_twice(server_env):
     """What the init container runs: exit 0, and a second run has nothing left to apply."""
     for _ in range(2):
-        out = subprocess.run([sys.executable, "-m", "services.cli", "migrate"], cwd=ROOT, env=server_env,
-                             capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-m", "services.cli", "migrate"],
+            cwd=ROOT,
+            env=server_env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert out.returncode == 0, out.stderr
     assert "none, the schema is up to date" in out.stdout

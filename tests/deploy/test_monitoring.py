@@ -49,10 +49,20 @@ def test_dashboard_shows_every_figure_with_real_metric_names():
     known = exposed()
     assert used <= known, used - known
     families = {
-        "hanamichi_http_request_seconds", "hanamichi_actions_accepted", "hanamichi_actions_refused",
-        "hanamichi_group_commit_batch_size", "hanamichi_group_commit_seconds", "hanamichi_commit_to_publish_seconds",
-        "hanamichi_publish_to_deliver_seconds", "hanamichi_sse_clients", "hanamichi_live_tables", "hanamichi_job_seconds",
-        "hanamichi_job_failures", "hanamichi_agent_call_seconds", "hanamichi_strikes", "hanamichi_tournaments",
+        "hanamichi_http_request_seconds",
+        "hanamichi_actions_accepted",
+        "hanamichi_actions_refused",
+        "hanamichi_group_commit_batch_size",
+        "hanamichi_group_commit_seconds",
+        "hanamichi_commit_to_publish_seconds",
+        "hanamichi_publish_to_deliver_seconds",
+        "hanamichi_sse_clients",
+        "hanamichi_live_tables",
+        "hanamichi_job_seconds",
+        "hanamichi_job_failures",
+        "hanamichi_agent_call_seconds",
+        "hanamichi_strikes",
+        "hanamichi_tournaments",
     }
     missing = {f for f in families if not any(name.startswith(f) for name in used)}
     assert not missing, f"no panel shows {sorted(missing)}"

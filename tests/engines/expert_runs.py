@@ -9,8 +9,9 @@ from engines.expert import DEFAULT_WORLDS, ExpertBot, Search
 from engines.playout import Playout
 
 
-def clockless_run(game: Any, search: Search, seat: int, players: int, seed: int,
-                  worlds: int = DEFAULT_WORLDS) -> tuple[list[int], list, int]:
+def clockless_run(
+    game: Any, search: Search, seat: int, players: int, seed: int, worlds: int = DEFAULT_WORLDS
+) -> tuple[list[int], list, int]:
     """One game of a clockless expert in `seat` against heuristics: the steps
     each of its decisions spent, the decisions, and the errors it counted."""
     options = game.make_options({})

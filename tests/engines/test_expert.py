@@ -8,7 +8,6 @@ import random
 import time
 
 import pytest
-
 from msgspec.structs import replace
 
 from engines.expert import ExpertBot
@@ -115,8 +114,10 @@ def _timed_game(game, players: int, seed: int, budget_ms: float, clock) -> list[
     from engines.expert import make_bot
 
     options = game.make_options({})
-    bots = [make_bot(game, "expert" if s == 0 else "heuristic", s, options, clock=clock, budget_ms=budget_ms)
-            for s in range(players)]
+    bots = [
+        make_bot(game, "expert" if s == 0 else "heuristic", s, options, clock=clock, budget_ms=budget_ms)
+        for s in range(players)
+    ]
     expert, spent = bots[0], []
     act = expert.act
 
@@ -170,8 +171,14 @@ def _search():
     return SEARCH
 
 
-GAMES = [("kabuki-tricks", 4), ("cahoots", 4), ("cahoots", 3), ("tezuma-trick", 4), ("tezuma-trick", 3),
-         ("kabuki-masks", 4)]
+GAMES = [
+    ("kabuki-tricks", 4),
+    ("cahoots", 4),
+    ("cahoots", 3),
+    ("tezuma-trick", 4),
+    ("tezuma-trick", 3),
+    ("kabuki-masks", 4),
+]
 
 
 def _game_and_search(name: str):
@@ -312,7 +319,7 @@ def test_kabuki_tricks_worlds_respect_the_suits_a_seat_did_not_follow():
             continue
         last = max(i for i, e in enumerate(expert.events) if type(e) is Dealt)
         voids, led = [set() for _ in range(4)], None
-        for e in expert.events[last + 1:]:
+        for e in expert.events[last + 1 :]:
             if type(e) is Played:
                 if led is None:
                     led = SUIT_OF[e.card]
@@ -349,7 +356,7 @@ def test_tezuma_worlds_respect_the_suits_a_seat_did_not_follow():
             continue
         last = max(i for i, e in enumerate(expert.events) if type(e) is HandDealt)
         voids, led = [set() for _ in range(4)], -1
-        for e in expert.events[last + 1:]:
+        for e in expert.events[last + 1 :]:
             if type(e) is Played and e.cards:
                 if led < 0:
                     led = SUIT_OF[e.cards[0]]

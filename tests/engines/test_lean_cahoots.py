@@ -12,10 +12,11 @@ import pytest
 
 from engines.cahoots import GAME
 from engines.cahoots.bots import HeuristicBot
-from engines.cahoots.expert import HORIZON, SEARCH
 from engines.cahoots.events import TrickScored
+from engines.cahoots.expert import HORIZON, SEARCH
 from engines.cahoots.lean import OVER, Lean, deal, decode, heuristic, playout, random_game
-from engines.cahoots.state import CHOOSE, OVER as S_OVER, PICK, PLAY
+from engines.cahoots.state import CHOOSE, PICK, PLAY
+from engines.cahoots.state import OVER as S_OVER
 from engines.core import Chance, Ctx, RuleError
 from engines.expert import ExpertBot
 from engines.playout import Playout
@@ -142,12 +143,15 @@ def test_lean_playouts_equal_the_engines(players, face):
         legal = GAME.legal_actions(state, seat)
         position += 1
         for action in legal if position % 2 else ():  # every other position: the engine's playouts are slow
-            assert SEARCH.lean_playout(state, seat, action, 5, options) == _engine_playout(state, seat, action, 5,
-                                                                                             options)
+            assert SEARCH.lean_playout(state, seat, action, 5, options) == _engine_playout(
+                state, seat, action, 5, options
+            )
             compared += 1
         other = (seat + 1) % players  # not its turn: refused by both
-        assert playout(state, other, legal[0], HORIZON) is None and _engine_playout(state, other, legal[0], 5,
-                                                                                     options) is None
+        assert (
+            playout(state, other, legal[0], HORIZON) is None
+            and _engine_playout(state, other, legal[0], 5, options) is None
+        )
         state = GAME.fold(GAME.decide(state, seat, bots[seat].act(GAME.view(state, seat), legal, None), Ctx(0)), state)
     assert compared > 150
 
@@ -171,8 +175,9 @@ def test_the_expert_decides_the_same_on_the_lean_state_as_on_the_engine(players,
     events = GAME.new_game(players, options, Chance(11))
     state = GAME.fold(events)
     lean_bot = ExpertBot(GAME, SEARCH, 0, options, budget_ms=100_000, worlds=3)
-    engine_bot = ExpertBot(GAME, dataclasses.replace(SEARCH, lean_playout=None), 0, options, budget_ms=100_000,
-                           worlds=3)
+    engine_bot = ExpertBot(
+        GAME, dataclasses.replace(SEARCH, lean_playout=None), 0, options, budget_ms=100_000, worlds=3
+    )
     heuristic_bots = [HeuristicBot(seat, options) for seat in range(players)]
 
     def show(events):

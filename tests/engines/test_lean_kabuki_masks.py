@@ -12,8 +12,7 @@ import random
 import pytest
 
 from engines.expert import ExpertBot
-from engines.kabuki_masks import GAME
-from engines.kabuki_masks import lean
+from engines.kabuki_masks import GAME, lean
 from engines.kabuki_masks.actions import Place, Stop
 from engines.kabuki_masks.bots import MemoryBot
 from engines.kabuki_masks.expert import SEARCH

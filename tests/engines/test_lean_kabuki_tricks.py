@@ -25,10 +25,14 @@ from tests.engines.expert_runs import clockless_run
 # Every player count with the options that change rules: KT-14's penalties,
 # KT-13's second seat after a dummy win.
 VARIANTS = [
-    (2, {}), (2, {"second_after_dummy_win": "same_order", "failed_predictions": True}),
-    (3, {}), (3, {"toxic_number": True}),
-    (4, {}), (4, {"failed_predictions": True, "toxic_number": True}),
-    (5, {}), (5, {"failed_predictions": True, "toxic_number": True}),
+    (2, {}),
+    (2, {"second_after_dummy_win": "same_order", "failed_predictions": True}),
+    (3, {}),
+    (3, {"toxic_number": True}),
+    (4, {}),
+    (4, {"failed_predictions": True, "toxic_number": True}),
+    (5, {}),
+    (5, {"failed_predictions": True, "toxic_number": True}),
 ]
 IDS = [f"{n}p-{'-'.join(o) or 'default'}" for n, o in VARIANTS]
 
@@ -127,9 +131,12 @@ def test_the_lean_playout_is_the_engine_playout(players, opts):
                     assert got is not None
                     compared += 1
                 others = [Play(card=c) for c in range(40) if c not in state.hands[seat]][:3]
-                others += [Joker(actor="green", prediction=2, adjust=Adjust(flip=True, swap=1)),
-                           Joker(actor="blue", prediction=0), Joker(actor=None, prediction=2),
-                           Direct(high=True, order=("green", "green", "orange", "blue"))]
+                others += [
+                    Joker(actor="green", prediction=2, adjust=Adjust(flip=True, swap=1)),
+                    Joker(actor="blue", prediction=0),
+                    Joker(actor=None, prediction=2),
+                    Direct(high=True, order=("green", "green", "orange", "blue")),
+                ]
                 for action in others:
                     if to_move(action) in legal(lean):
                         continue

@@ -27,13 +27,41 @@ OPTIONS = {
     "pain_face_value": {"pain_face_value": True},  # TT-2
     "redeal_each_hand": {"redeal_each_hand": True},  # TT-3
     # TT-1: another Bid set (wide ranges, a 0-point card, counts past 7).
-    "bid_cards": {"bid_cards": [{"tricks": [0, 1], "points": 2}, {"tricks": [2], "points": 6},
-                                {"tricks": [3, 4, 5], "points": 0}, {"tricks": [6, 7, 8], "points": 5},
-                                {"tricks": [9, 10, 11, 12], "points": 9}, {"tricks": [1, 3, 5], "points": 4}]},
+    "bid_cards": {
+        "bid_cards": [
+            {"tricks": [0, 1], "points": 2},
+            {"tricks": [2], "points": 6},
+            {"tricks": [3, 4, 5], "points": 0},
+            {"tricks": [6, 7, 8], "points": 5},
+            {"tricks": [9, 10, 11, 12], "points": 9},
+            {"tricks": [1, 3, 5], "points": 4},
+        ]
+    },
 }
 
-_FIELDS = ("phase", "pick_no", "open_pains", "open_bids", "open_abilities", "pain", "bid", "ability", "uses",
-           "hands", "shown", "trick_no", "queue", "plays", "led", "egged", "special", "suit_cost", "tricks", "pained", "scores")
+_FIELDS = (
+    "phase",
+    "pick_no",
+    "open_pains",
+    "open_bids",
+    "open_abilities",
+    "pain",
+    "bid",
+    "ability",
+    "uses",
+    "hands",
+    "shown",
+    "trick_no",
+    "queue",
+    "plays",
+    "led",
+    "egged",
+    "special",
+    "suit_cost",
+    "tricks",
+    "pained",
+    "scores",
+)
 
 
 def _snapshot(lean: Lean) -> dict:
@@ -215,7 +243,6 @@ def test_lean_random_games_are_whole_games(players, name, monkeypatch):
     assert tricks == list(range(1, 13)) * players
     assert len(scores) == players and all(0 <= s <= top * players for s in scores)
     assert lean_random_game(players, options, random.Random(5)) == scores
-
 
 
 def _reference_random_game(players: int, options, rng: random.Random) -> list[int]:

@@ -100,7 +100,9 @@ def test_a_changed_card_in_a_move_fails_the_replay(game) -> None:
     assert not verdict.replay_ok
 
 
-@pytest.mark.parametrize("game", [g for g in GAMES if g.name in ("kabuki-tricks", "tezuma-trick")], ids=lambda g: g.name)
+@pytest.mark.parametrize(
+    "game", [g for g in GAMES if g.name in ("kabuki-tricks", "tezuma-trick")], ids=lambda g: g.name
+)
 def test_a_changed_card_in_a_later_deal_fails_the_deals(game) -> None:
     # Deals after the start (kt.dealt, tt.hand_dealt) are checked against the
     # decks the seed gives; the moves still replay on the engine's own deal.
@@ -151,7 +153,9 @@ def test_random_games_of_every_size_verify(game) -> None:
     # engine can produce (timers and simultaneous Stop calls included).
     for players in range(game.min_players, game.max_players + 1):
         for seed in range(5):
-            playout = Playout(game, players, game.make_options({}), seed, ["random"] * players, chance=Chance(seed, salt=SALT))
+            playout = Playout(
+                game, players, game.make_options({}), seed, ["random"] * players, chance=Chance(seed, salt=SALT)
+            )
             playout.run()
             verdict = verify_events(game, playout.log)
             assert verdict.ok, (players, seed, verdict.problems)

@@ -38,7 +38,7 @@ class Stack:
     def base_url(self) -> str:
         return self.server.base_url
 
-    def start(self) -> "Stack":
+    def start(self) -> Stack:
         self.server.start()
         self.worker.start()
         return self
@@ -54,9 +54,19 @@ class AgentProcess:
     def __init__(self, kind: str, port: int, secret: str, *extra: str) -> None:
         self.kind, self.port, self.secret = kind, port, secret
         self.proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "tests" / "service" / "agent_variants.py"), kind, "--port", str(port),
-             "--secret", secret, *extra],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                sys.executable,
+                str(ROOT / "tests" / "service" / "agent_variants.py"),
+                kind,
+                "--port",
+                str(port),
+                "--secret",
+                secret,
+                *extra,
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         deadline = time.time() + 10
         while not _reachable("127.0.0.1", port):
@@ -78,7 +88,9 @@ class PullAgentProcess:
     def __init__(self, base_url: str, token: str) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, str(ROOT / "examples" / "agent.py"), "--pull", "--server", base_url, "--token", token],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
 
     def stop(self) -> None:
@@ -87,8 +99,9 @@ class PullAgentProcess:
             self.proc.wait(5)
 
 
-async def register_agent(owner: ApiClient, name: str, games: list[str], endpoint: str | None = None,
-                         mode: str | None = None) -> dict:
+async def register_agent(
+    owner: ApiClient, name: str, games: list[str], endpoint: str | None = None, mode: str | None = None
+) -> dict:
     body: dict = {"name": name, "games": games}
     if endpoint is not None:
         body["endpoint"] = endpoint
@@ -103,7 +116,9 @@ async def register_agent(owner: ApiClient, name: str, games: list[str], endpoint
     return r.json()
 
 
-async def push_agent(owner: ApiClient, kind: str, game: str = "kabuki-tricks", *extra: str) -> tuple[dict, AgentProcess]:
+async def push_agent(
+    owner: ApiClient, kind: str, game: str = "kabuki-tricks", *extra: str
+) -> tuple[dict, AgentProcess]:
     """Register a push agent on a free port, then start its process with the secret."""
     port = free_test_port()
     created = await register_agent(owner, f"{kind}-agent", [game], endpoint=f"http://127.0.0.1:{port}/turn")

@@ -19,7 +19,7 @@ class ApiClient:
         self.http = httpx.AsyncClient(base_url=base_url, timeout=30)
 
     @classmethod
-    async def register(cls, base_url: str, name: str) -> "ApiClient":
+    async def register(cls, base_url: str, name: str) -> ApiClient:
         client = cls(base_url, name=name)
         r = await client.http.post("/api/v1/players", json={"name": name})
         if r.status_code == 409 and r.json()["code"] == "name_taken":
@@ -42,7 +42,9 @@ class ApiClient:
         return await self.http.get(path, params=params, headers=self.headers)
 
     async def create_game(self, game: str, players: int, options: dict | None = None, ranked: bool = False) -> str:
-        r = await self.post("/api/v1/games", {"game": game, "players": players, "options": options or {}, "ranked": ranked})
+        r = await self.post(
+            "/api/v1/games", {"game": game, "players": players, "options": options or {}, "ranked": ranked}
+        )
         assert r.status_code == 201, r.text
         return r.json()["game_id"]
 
@@ -56,7 +58,9 @@ class ApiClient:
         assert r.status_code == 200, r.text
         return r.json()
 
-    async def act(self, game_id: str, action: dict, command_id: str | None = None, expected_version: int | None = None) -> httpx.Response:
+    async def act(
+        self, game_id: str, action: dict, command_id: str | None = None, expected_version: int | None = None
+    ) -> httpx.Response:
         body = {"action": action, "command_id": command_id or uuid.uuid4().hex}
         if expected_version is not None:
             body["expected_version"] = expected_version
@@ -83,8 +87,8 @@ async def play_randomly(client: ApiClient, game_id: str, rng: random.Random, unt
             accepted += 1
         else:
             assert r.status_code == 409, r.text  # somebody else moved first
-        
-        
+
+
 @dataclass
 class SseReader:
     """Reads a game's SSE stream in the background; resumes like a browser."""
@@ -97,7 +101,7 @@ class SseReader:
     last_id: str | None = None
     reconnects: int = 0
 
-    def start(self) -> "SseReader":
+    def start(self) -> SseReader:
         self.task = asyncio.create_task(self._run())
         return self
 

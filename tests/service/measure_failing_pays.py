@@ -37,8 +37,10 @@ async def test_measure_failing_pays(server_env, tmp_path_factory):
         for kind in KINDS:
             agent, process = await push_agent(owner, kind)
             processes.append(process)
-            r = await owner.post(f"/api/v1/agents/{agent['agent_id']}/sparring",
-                                 {"game": "kabuki-tricks", "games": GAMES, "players": 3, "bot": "heuristic"})
+            r = await owner.post(
+                f"/api/v1/agents/{agent['agent_id']}/sparring",
+                {"game": "kabuki-tricks", "games": GAMES, "players": 3, "bot": "heuristic"},
+            )
             assert r.status_code == 201, r.text
             series[kind] = (agent["agent_id"], r.json()["sparring_id"])
 
@@ -52,15 +54,19 @@ async def test_measure_failing_pays(server_env, tmp_path_factory):
             return await wait_for(done, 1200, 2.0)
 
         reports = dict(zip(KINDS, await asyncio.gather(*(report(k) for k in KINDS))))
-        print(f"\n{GAMES} three-player Kabuki Tricks games per agent against 2 heuristic bots,"
-              f" {time.monotonic() - started:.0f} s")
+        print(
+            f"\n{GAMES} three-player Kabuki Tricks games per agent against 2 heuristic bots,"
+            f" {time.monotonic() - started:.0f} s"
+        )
         print("agent        points  place  table_place  wins  strikes (by reason)            handed  own moves")
         for kind, rep in reports.items():
             results = rep["results"]
             table_place = sum(r["table_place"] for r in results) / len(results)
-            print(f"{kind:<12} {rep['mean_score']:6.2f}  {rep['mean_place']:5.2f}  {table_place:11.2f}  {rep['wins']:4d}"
-                  f"  {rep['strikes']['total']:4d} {rep['strikes']['by_reason']!s:<26}"
-                  f"  {rep['strikes']['games_handed_to_bot']:6d}  {rep['moves']['share']}")
+            print(
+                f"{kind:<12} {rep['mean_score']:6.2f}  {rep['mean_place']:5.2f}  {table_place:11.2f}  {rep['wins']:4d}"
+                f"  {rep['strikes']['total']:4d} {rep['strikes']['by_reason']!s:<26}"
+                f"  {rep['strikes']['games_handed_to_bot']:6d}  {rep['moves']['share']}"
+            )
             assert rep["finished"] == GAMES
     finally:
         for process in processes:

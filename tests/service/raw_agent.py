@@ -31,8 +31,12 @@ def make_handler(secret: str, decide=choose, seed: int | None = None):
             if not 0 < length <= MAX_BODY:
                 return self._reply(400, {"error": "bad length"})
             body = self.rfile.read(length)
-            if not verify(secret, self.headers.get("X-Hanamichi-Timestamp", ""), body,
-                          self.headers.get("X-Hanamichi-Signature", "")):
+            if not verify(
+                secret,
+                self.headers.get("X-Hanamichi-Timestamp", ""),
+                body,
+                self.headers.get("X-Hanamichi-Signature", ""),
+            ):
                 return self._reply(401, {"error": "bad signature"})
             turn = json.loads(body)
             answer = decide(turn, rng)

@@ -26,7 +26,7 @@ class TcpGate:
     def _call(self, coro, timeout: float = 10):
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
 
-    def start(self) -> "TcpGate":
+    def start(self) -> TcpGate:
         self._thread.start()
         self.open()
         return self

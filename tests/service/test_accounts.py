@@ -39,8 +39,11 @@ def test_names_are_unique_ignoring_case(server):
         assert r.status_code == 409 and r.json()["code"] == "name_taken", r.text
         # Agents share the people's name space.
         owner = c.post("/api/v1/players", json={"name": _name("owner")}).json()
-        r = c.post("/api/v1/agents", json={"name": name.lower(), "games": ["kabuki-tricks"], "mode": "pull"},
-                   headers={"Authorization": f"Bearer {owner['token']}"})
+        r = c.post(
+            "/api/v1/agents",
+            json={"name": name.lower(), "games": ["kabuki-tricks"], "mode": "pull"},
+            headers={"Authorization": f"Bearer {owner['token']}"},
+        )
         assert r.status_code == 409 and r.json()["code"] == "name_taken", r.text
 
 
@@ -68,8 +71,9 @@ def test_secure_cookie_behind_https(server):
         _sign_up(c, name)
         # uvicorn trusts X-Forwarded-Proto from 127.0.0.1 (its default
         # forwarded_allow_ips), as from a TLS-terminating proxy.
-        r = c.post("/api/v1/session", json={"name": name, "password": "correct horse"},
-                   headers={"X-Forwarded-Proto": "https"})
+        r = c.post(
+            "/api/v1/session", json={"name": name, "password": "correct horse"}, headers={"X-Forwarded-Proto": "https"}
+        )
         assert r.status_code == 200, r.text
         session = next(h.lower() for h in r.headers.get_list("set-cookie") if h.startswith("hm_session="))
         assert "; secure" in session
@@ -146,7 +150,9 @@ def test_bearer_requests_are_unchanged(server):
     with httpx.Client(base_url=server.base_url, timeout=30) as c:
         token = c.post("/api/v1/players", json={"name": _name("prog")}).json()["token"]
         c.cookies.set("hm_session", "stray.cookie")
-        r = c.post("/api/v1/games", json={"game": "cahoots", "players": 3}, headers={"Authorization": f"Bearer {token}"})
+        r = c.post(
+            "/api/v1/games", json={"game": "cahoots", "players": 3}, headers={"Authorization": f"Bearer {token}"}
+        )
         assert r.status_code == 201, r.text
         forged = c.get("/api/v1/session", headers={"Authorization": "HmSession mark GET 1 - x.y"})
         assert forged.status_code == 401
@@ -196,11 +202,16 @@ def test_password_change_ends_other_sessions_and_token_rotation(server):
         assert p.get("/api/v1/session", headers=old).status_code == 401
         new = {"Authorization": f"Bearer {rotated.json()['token']}"}
         me = p.get("/api/v1/session", headers=new)
-        assert me.status_code == 200 and me.json()["player_id"] == created["player_id"] and me.json()["csrf_token"] is None
+        assert (
+            me.status_code == 200 and me.json()["player_id"] == created["player_id"] and me.json()["csrf_token"] is None
+        )
         # A token-only player adds a password with the token.
         bare = p.post("/api/v1/players", json={"name": _name("tok")}).json()
-        r = p.post("/api/v1/players/me/password", json={"password": "first password"},
-                   headers={"Authorization": f"Bearer {bare['token']}"})
+        r = p.post(
+            "/api/v1/players/me/password",
+            json={"password": "first password"},
+            headers={"Authorization": f"Bearer {bare['token']}"},
+        )
         assert r.status_code == 200 and r.json()["has_password"] is True
         assert _sign_in(p, bare["name"], "first password").status_code == 200
 

@@ -20,28 +20,43 @@ async def test_duplicate_names_are_renamed_keeping_ids(servers):
         conn = await asyncpg.connect(_with_database(admin_url, name))
         try:
             # The schema as it was before accounts: migrations 001-007.
-            await conn.execute("CREATE TABLE schema_migrations (version int PRIMARY KEY, name text NOT NULL,"
-                               " applied_at timestamptz NOT NULL DEFAULT now())")
+            await conn.execute(
+                "CREATE TABLE schema_migrations (version int PRIMARY KEY, name text NOT NULL,"
+                " applied_at timestamptz NOT NULL DEFAULT now())"
+            )
             for version, file, sql in migration_files():
                 if version < 8:
                     await conn.execute(sql)
                     await conn.execute("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", version, file)
             rows = [  # (name, created) in creation order; "Alice (2)" already exists
-                ("alice", "2026-01-01"), ("ALICE", "2026-01-02"), ("Alice (2)", "2026-01-03"), ("Alice", "2026-01-04"),
+                ("alice", "2026-01-01"),
+                ("ALICE", "2026-01-02"),
+                ("Alice (2)", "2026-01-03"),
+                ("Alice", "2026-01-04"),
                 ("bob", "2026-01-05"),
             ]
             ids = [uuid.uuid4() for _ in rows]
             for pid, (player, created) in zip(ids, rows):
                 await conn.execute(
                     "INSERT INTO players (player_id, name, token_hash, created_at) VALUES ($1, $2, $3, $4::text::timestamptz)",
-                    pid, player, uuid.uuid4().bytes, created,
+                    pid,
+                    player,
+                    uuid.uuid4().bytes,
+                    created,
                 )
             assert await migrate(conn) == [f for v, f, _ in migration_files() if v >= 8]
             names = {r["player_id"]: r["name"] for r in await conn.fetch("SELECT player_id, name FROM players")}
-            assert names == {ids[0]: "alice", ids[1]: "ALICE (3)", ids[2]: "Alice (2)", ids[3]: "Alice (4)", ids[4]: "bob"}
+            assert names == {
+                ids[0]: "alice",
+                ids[1]: "ALICE (3)",
+                ids[2]: "Alice (2)",
+                ids[3]: "Alice (4)",
+                ids[4]: "bob",
+            }
             try:
-                await conn.execute("INSERT INTO players (player_id, name, token_hash) VALUES ($1, 'BOB', $2)",
-                                   uuid.uuid4(), b"x")
+                await conn.execute(
+                    "INSERT INTO players (player_id, name, token_hash) VALUES ($1, 'BOB', $2)", uuid.uuid4(), b"x"
+                )
             except asyncpg.UniqueViolationError as err:
                 assert err.constraint_name == "players_name_ci"
             else:

@@ -37,25 +37,28 @@ CANNED = {
     "/redirect": _reply("302 Found", b"", "location: http://127.0.0.1:1/elsewhere\r\n"),
     "/big": _reply("200 OK", b"x" * 1001),
     # No content-length, 3 chunks of 400 bytes: the cap is found while reading.
-    "/stream": b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n" + (b"190\r\n" + b"y" * 400 + b"\r\n") * 3
-               + b"0\r\n\r\n",
+    "/stream": b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
+    + (b"190\r\n" + b"y" * 400 + b"\r\n") * 3
+    + b"0\r\n\r\n",
 }
 
 
 async def _serve(seen: list[bytes]):
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         head = await reader.readuntil(b"\r\n\r\n")
-        length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0)
+        length = next(
+            (int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0
+        )
         seen.append(head + await reader.readexactly(length))
         path = head.split(b" ")[1].decode()
         if path == "/silent":
             await asyncio.sleep(5)
         reply = CANNED.get(path, _reply("404 Not Found", b""))
         if path == "/stream":  # the first chunk alone first: the turn log keeps what came before the cap
-            writer.write(reply[:47 + 405])
+            writer.write(reply[: 47 + 405])
             await writer.drain()
             await asyncio.sleep(0.05)
-            reply = reply[47 + 405:]
+            reply = reply[47 + 405 :]
         writer.write(reply)
         await writer.drain()
         writer.close()  # without `connection: close`: the next call finds its pooled connection dead
@@ -71,9 +74,11 @@ async def test_post_keeps_the_host_header_user_agent_and_refuses_redirects_big_a
     endpoints._resolved[("agent.test", port)] = (["127.0.0.1"], time.monotonic() + 60)
     http = agent_client()
     try:
+
         async def post(path: str, budget_ms: int = 2000):
-            return await post_to_agent(http, SETTINGS, Agent(f"http://agent.test:{port}{path}"), b'{"v": 1}',
-                                       budget_ms, "g:3:0")
+            return await post_to_agent(
+                http, SETTINGS, Agent(f"http://agent.test:{port}{path}"), b'{"v": 1}', budget_ms, "g:3:0"
+            )
 
         reason, detail, action, _ms, head = await post("/ok")
         assert (reason, action, head) == (None, {"type": "stop"}, '{"action": {"type": "stop"}}')
@@ -91,7 +96,9 @@ async def test_post_keeps_the_host_header_user_agent_and_refuses_redirects_big_a
         big = await post("/big")
         assert big[:2] == ("invalid_response", "answer larger than 1000 bytes") and big[4] == ""
         streamed = await post("/stream")
-        assert streamed[:2] == ("invalid_response", "answer larger than 1000 bytes") and streamed[4].startswith("y" * 200)
+        assert streamed[:2] == ("invalid_response", "answer larger than 1000 bytes") and streamed[4].startswith(
+            "y" * 200
+        )
         assert (await post("/silent", budget_ms=50))[:2] == ("timeout", "no answer within 50 ms")
         server.close()
         await server.wait_closed()
@@ -106,8 +113,26 @@ async def test_https_sends_the_endpoint_name_as_sni_and_checks_the_certificate(t
     """Connected to the pinned address, TLS still names the endpoint's host;
     a certificate nobody vouches for makes the agent unreachable."""
     key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
-                    "/CN=agent.test", "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=agent.test",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     names: list[str | None] = []
@@ -117,8 +142,9 @@ async def test_https_sends_the_endpoint_name_as_sni_and_checks_the_certificate(t
     endpoints._resolved[("agent.test", port)] = (["127.0.0.1"], time.monotonic() + 60)
     http = agent_client()
     try:
-        reason, detail, *_ = await post_to_agent(http, SETTINGS, Agent(f"https://agent.test:{port}/turn"), b"{}",
-                                                 2000, "g:1:0")
+        reason, detail, *_ = await post_to_agent(
+            http, SETTINGS, Agent(f"https://agent.test:{port}/turn"), b"{}", 2000, "g:1:0"
+        )
         assert names == ["agent.test"]
         assert reason == "unreachable" and "certificate" in detail.lower()
     finally:

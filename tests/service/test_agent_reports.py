@@ -52,8 +52,16 @@ async def test_turn_log_sparring_report_and_duplicate(stack):
         report = await _done(owner, agent_id, sid)
 
         # The request's settings, every seat's scores, links to replay and export.
-        assert report["settings"] == {"game": GAME, "players": 3, "bot": "heuristic", "games": 2, "seed": 12345,
-                                      "duplicate": True, "options": {}, "time_control": None}
+        assert report["settings"] == {
+            "game": GAME,
+            "players": 3,
+            "bot": "heuristic",
+            "games": 2,
+            "seed": 12345,
+            "duplicate": True,
+            "options": {},
+            "time_control": None,
+        }
         for entry, game_id in zip(report["results"], game_ids):
             assert len(entry["scores"]) == 3 and entry["scores"][entry["seat"]] == entry["score"]
             assert entry["links"]["replay"] == f"/api/v1/games/{game_id}/replay"
@@ -89,8 +97,9 @@ async def test_turn_log_sparring_report_and_duplicate(stack):
         r = await owner.post(f"/api/v1/agents/{agent_id}/sparring", {**body, "duplicate": False})
         again = await _done(owner, agent_id, r.json()["sparring_id"])
         for first, second in zip(report["results"], again["results"]):
-            assert _revealed_seed(await export_events(stack.base_url, first["game_id"])) == \
-                _revealed_seed(await export_events(stack.base_url, second["game_id"]))
+            assert _revealed_seed(await export_events(stack.base_url, first["game_id"])) == _revealed_seed(
+                await export_events(stack.base_url, second["game_id"])
+            )
         assert "duplicate" not in again and "house_bot" not in again["results"][0]
 
         # The list of series, newest first.
@@ -115,8 +124,7 @@ async def test_turn_log_sparring_report_and_duplicate(stack):
 
         # Paging: `before=next_before` continues where the page ended.
         page1 = (await owner.get(f"/api/v1/agents/{agent_id}/turns", limit=3)).json()
-        page2 = (await owner.get(f"/api/v1/agents/{agent_id}/turns",
-                                 limit=3, before=page1["next_before"])).json()
+        page2 = (await owner.get(f"/api/v1/agents/{agent_id}/turns", limit=3, before=page1["next_before"])).json()
         assert len(page1["turns"]) == 3 and len(page2["turns"]) == 3
         assert page2["turns"][0]["sent_ms"] < page1["turns"][-1]["sent_ms"]
 

@@ -20,8 +20,16 @@ from tests.service.client import ApiClient
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 SECRET = "whsec_test_secret"
-TURN = {"game": "kabuki-tricks", "game_id": "g", "seat": 0, "version": 3, "view": {},
-        "legal_actions": [{"type": "play", "card": 3}, {"type": "play", "card": 7}], "deadline_ms": 500, "time_bank_ms": 0}
+TURN = {
+    "game": "kabuki-tricks",
+    "game_id": "g",
+    "seat": 0,
+    "version": 3,
+    "view": {},
+    "legal_actions": [{"type": "play", "card": 3}, {"type": "play", "card": 7}],
+    "deadline_ms": 500,
+    "time_bank_ms": 0,
+}
 
 
 async def test_example_agent_rejects_forged_unsigned_and_replayed_requests():
@@ -30,6 +38,7 @@ async def test_example_agent_rejects_forged_unsigned_and_replayed_requests():
         body = json.dumps(TURN).encode()
         now = str(int(time.time()))
         async with httpx.AsyncClient(timeout=5) as http:
+
             async def post(headers):
                 return await http.post(agent.url, content=body, headers={"Content-Type": "application/json", **headers})
 
@@ -37,8 +46,11 @@ async def test_example_agent_rejects_forged_unsigned_and_replayed_requests():
             forged = await post({"X-Hanamichi-Timestamp": now, "X-Hanamichi-Signature": sign("whsec_other", now, body)})
             old = str(int(time.time()) - 3600)
             replayed = await post({"X-Hanamichi-Timestamp": old, "X-Hanamichi-Signature": sign(SECRET, old, body)})
-            tampered = await http.post(agent.url, content=body.replace(b'"seat": 0', b'"seat": 1'), headers={
-                "X-Hanamichi-Timestamp": now, "X-Hanamichi-Signature": sign(SECRET, now, body)})
+            tampered = await http.post(
+                agent.url,
+                content=body.replace(b'"seat": 0', b'"seat": 1'),
+                headers={"X-Hanamichi-Timestamp": now, "X-Hanamichi-Signature": sign(SECRET, now, body)},
+            )
             good = await post({"X-Hanamichi-Timestamp": now, "X-Hanamichi-Signature": sign(SECRET, now, body)})
         assert [r.status_code for r in (unsigned, forged, replayed, tampered)] == [401, 401, 401, 401]
         assert good.status_code == 200 and good.json()["action"] in TURN["legal_actions"]
@@ -50,19 +62,41 @@ async def test_signature_is_hmac_of_timestamp_and_body():
     # The worked example of docs/agents.md.
     body = b'{"game":"kabuki-tricks","seat":1}'
     signature = sign("whsec_example", "1700000000", body)
-    assert signature == "sha256=" + __import__("hmac").new(
-        b"whsec_example", b"1700000000." + body, "sha256").hexdigest()
+    assert (
+        signature == "sha256=" + __import__("hmac").new(b"whsec_example", b"1700000000." + body, "sha256").hexdigest()
+    )
     assert verify("whsec_example", "1700000000", body, signature, now=1700000010)
     assert not verify("whsec_example", "1700000000", body, signature, now=1700001000)
 
 
-@pytest.mark.parametrize("address", [
-    "127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0",
-    "::1", "fe80::1", "fc00::1", "::ffff:127.0.0.1", "224.0.0.1", "240.0.0.1",
-    # IPv6 wrappings of private IPv4 (issue 11, item 15): 6to4, NAT64, mapped, compatible, Teredo
-    "2002:7f00:1::1", "2002:a00:7::1", "2002:5db8:d822::1", "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe",
-    "64:ff9b:1::a00:1", "::ffff:7f00:1", "::7f00:1", "2001:0:4136:e378:8000:63bf:80ff:fffe",
-])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "127.0.0.1",
+        "10.1.2.3",
+        "172.16.0.1",
+        "192.168.1.1",
+        "169.254.169.254",
+        "100.64.0.1",
+        "0.0.0.0",
+        "::1",
+        "fe80::1",
+        "fc00::1",
+        "::ffff:127.0.0.1",
+        "224.0.0.1",
+        "240.0.0.1",
+        # IPv6 wrappings of private IPv4 (issue 11, item 15): 6to4, NAT64, mapped, compatible, Teredo
+        "2002:7f00:1::1",
+        "2002:a00:7::1",
+        "2002:5db8:d822::1",
+        "64:ff9b::7f00:1",
+        "64:ff9b::a9fe:a9fe",
+        "64:ff9b:1::a00:1",
+        "::ffff:7f00:1",
+        "::7f00:1",
+        "2001:0:4136:e378:8000:63bf:80ff:fffe",
+    ],
+)
 async def test_private_loopback_link_local_and_reserved_addresses_are_refused(address):
     assert not address_allowed(address, allow_private=False)
 
@@ -126,15 +160,18 @@ async def test_registration_refuses_private_endpoints_unless_allowed(server):
 
 
 async def test_registration_accepts_a_local_endpoint_where_allowed(server_env):
-    from tests.service.agent_harness import Stack
-    from pathlib import Path
     import tempfile
+    from pathlib import Path
+
+    from tests.service.agent_harness import Stack
 
     stack = Stack(server_env, Path(tempfile.mkdtemp()))
     stack.server.start()  # the API alone is enough to register
     try:
         owner = await ApiClient.register(stack.base_url, "local author")
-        r = await owner.post("/api/v1/agents", {"name": "a", "games": ["kabuki-tricks"], "endpoint": "http://127.0.0.1:18999/turn"})
+        r = await owner.post(
+            "/api/v1/agents", {"name": "a", "games": ["kabuki-tricks"], "endpoint": "http://127.0.0.1:18999/turn"}
+        )
         assert r.status_code == 201, r.text
         assert r.json()["secret"].startswith("whsec_") and r.json()["token"].startswith("hm_")
     finally:
@@ -153,9 +190,17 @@ async def test_a_paused_agent_takes_no_new_seat_and_plays_only_declared_games(se
     start_ms = int(time.time() * 1000) + 3_600_000  # never starts during the test
     tournaments = {}
     for game in ("kabuki-tricks", "cahoots"):
-        r = await owner.post("/api/v1/tournaments", {
-            "game": game, "start_ms": start_ms, "table_size": 3, "format": "swiss", "rounds": 1, "bots": "fill",
-        })
+        r = await owner.post(
+            "/api/v1/tournaments",
+            {
+                "game": game,
+                "start_ms": start_ms,
+                "table_size": 3,
+                "format": "swiss",
+                "rounds": 1,
+                "bots": "fill",
+            },
+        )
         assert r.status_code == 201, r.text
         tournaments[game] = r.json()["tournament_id"]
     tables = {game: await owner.create_game(game, 3) for game in ("kabuki-tricks", "cahoots")}
@@ -166,8 +211,14 @@ async def test_a_paused_agent_takes_no_new_seat_and_plays_only_declared_games(se
     assert (await owner.post(f"/api/v1/agents/{agent_id}/pause")).json()["status"] == "paused"
     refused(await bot.post(f"/api/v1/tournaments/{tournaments['kabuki-tricks']}/registrations"), 409, "agent_paused")
     refused(await bot.post(f"/api/v1/games/{tables['kabuki-tricks']}/seats", {}), 409, "agent_paused")
-    refused(await owner.post(f"/api/v1/agents/{agent_id}/sparring", {"game": "kabuki-tricks", "games": 1}), 409, "agent_paused")
-    refused(await owner.post(f"/api/v1/agents/{agent_id}/tournaments/{tournaments['kabuki-tricks']}"), 409, "agent_paused")
+    refused(
+        await owner.post(f"/api/v1/agents/{agent_id}/sparring", {"game": "kabuki-tricks", "games": 1}),
+        409,
+        "agent_paused",
+    )
+    refused(
+        await owner.post(f"/api/v1/agents/{agent_id}/tournaments/{tournaments['kabuki-tricks']}"), 409, "agent_paused"
+    )
     # Nothing was taken while paused.
     info = (await owner.get(f"/api/v1/tournaments/{tournaments['kabuki-tricks']}")).json()
     assert info["registered"] == []
@@ -176,7 +227,9 @@ async def test_a_paused_agent_takes_no_new_seat_and_plays_only_declared_games(se
     assert (await owner.post(f"/api/v1/agents/{agent_id}/resume")).json()["status"] == "active"
     refused(await bot.post(f"/api/v1/tournaments/{tournaments['cahoots']}/registrations"), 422, "game_not_declared")
     refused(await bot.post(f"/api/v1/games/{tables['cahoots']}/seats", {}), 422, "game_not_declared")
-    refused(await owner.post(f"/api/v1/agents/{agent_id}/tournaments/{tournaments['cahoots']}"), 422, "game_not_declared")
+    refused(
+        await owner.post(f"/api/v1/agents/{agent_id}/tournaments/{tournaments['cahoots']}"), 422, "game_not_declared"
+    )
     assert (await owner.get(f"/api/v1/tournaments/{tournaments['cahoots']}")).json()["registered"] == []
     # Active, in a declared game: both work.
     r = await bot.post(f"/api/v1/tournaments/{tournaments['kabuki-tricks']}/registrations")

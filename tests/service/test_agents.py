@@ -16,7 +16,12 @@ import asyncpg
 import pytest
 
 from tests.service.agent_harness import (
-    PullAgentProcess, Stack, export_events, push_agent, register_agent, wait_for,
+    PullAgentProcess,
+    Stack,
+    export_events,
+    push_agent,
+    register_agent,
+    wait_for,
 )
 from tests.service.client import ApiClient
 
@@ -33,8 +38,11 @@ def stack(server_env, tmp_path_factory):
 
 
 def _moves_for_seat(events: list[dict], seat: int) -> list[tuple[str, int]]:
-    return [(e["event"]["reason"], e["event"]["strikes"]) for e in events
-            if e["type"] == "hm.move_played_for_seat" and e["event"]["seat"] == seat]
+    return [
+        (e["event"]["reason"], e["event"]["strikes"])
+        for e in events
+        if e["type"] == "hm.move_played_for_seat" and e["event"]["seat"] == seat
+    ]
 
 
 def _handed(events: list[dict], seat: int) -> bool:
@@ -58,11 +66,21 @@ async def test_tournament_of_five_agents_every_misbehaviour_recorded(stack, data
         processes.append(PullAgentProcess(stack.base_url, pull["token"]))
 
         start_ms = int(time.time() * 1000) + 2500
-        r = await owner.post("/api/v1/tournaments", {
-            "game": GAME, "start_ms": start_ms, "table_size": 5, "format": "swiss", "rounds": 2,
-            "bots": "bots_only", "min_entrants": 5, "max_entrants": 5, "ranked": True,
-            "time_control": {"move_ms": 500, "bank_ms": 500},
-        })
+        r = await owner.post(
+            "/api/v1/tournaments",
+            {
+                "game": GAME,
+                "start_ms": start_ms,
+                "table_size": 5,
+                "format": "swiss",
+                "rounds": 2,
+                "bots": "bots_only",
+                "min_entrants": 5,
+                "max_entrants": 5,
+                "ranked": True,
+                "time_control": {"move_ms": 500, "bank_ms": 500},
+            },
+        )
         assert r.status_code == 201, r.text
         tid = r.json()["tournament_id"]
         agents = {"good": good, "slow": slow, "crash": crash, "garbage": garbage, "pull": pull}
@@ -98,7 +116,9 @@ async def test_tournament_of_five_agents_every_misbehaviour_recorded(stack, data
             await conn.close()
 
         def outcomes(kind: str, game_id: str) -> list[str]:
-            return [t["outcome"] for t in turns if t["agent_id"] == agents[kind]["agent_id"] and t["game_id"] == game_id]
+            return [
+                t["outcome"] for t in turns if t["agent_id"] == agents[kind]["agent_id"] and t["game_id"] == game_id
+            ]
 
         for round_no in range(2):
             game_id = seat_of["good"][round_no][0]
@@ -132,10 +152,19 @@ async def test_tournament_of_five_agents_every_misbehaviour_recorded(stack, data
             # the good move ends the first run of strikes.
             seat = seat_of["garbage"][round_no][1]
             assert _moves_for_seat(events, seat) == [
-                ("invalid_response", 1), ("illegal_action", 1), ("invalid_response", 2), ("illegal_action", 3),
+                ("invalid_response", 1),
+                ("illegal_action", 1),
+                ("invalid_response", 2),
+                ("illegal_action", 3),
             ]
             assert _handed(events, seat)
-            assert outcomes("garbage", game_id) == ["invalid_response", "ok", "illegal_action", "invalid_response", "illegal_action"]
+            assert outcomes("garbage", game_id) == [
+                "invalid_response",
+                "ok",
+                "illegal_action",
+                "invalid_response",
+                "illegal_action",
+            ]
 
             # The pull agent played every move itself, through the same API as a person.
             seat = seat_of["pull"][round_no][1]
@@ -160,7 +189,9 @@ async def test_sparring_report_and_owner_controls(stack):
     good, process = await push_agent(owner, "good")
     try:
         agent_id = good["agent_id"]
-        r = await owner.post(f"/api/v1/agents/{agent_id}/sparring", {"game": GAME, "games": 3, "players": 3, "bot": "heuristic"})
+        r = await owner.post(
+            f"/api/v1/agents/{agent_id}/sparring", {"game": GAME, "games": 3, "players": 3, "bot": "heuristic"}
+        )
         assert r.status_code == 201, r.text
         sid = r.json()["sparring_id"]
         assert len(r.json()["game_ids"]) == 3
@@ -230,15 +261,18 @@ async def test_rate_limit_spares_moves_in_own_games(stack):
 async def test_pull_stream_announces_games_turns_and_keepalive(stack):
     owner = await ApiClient.register(stack.base_url, "stream author")
     created = await register_agent(owner, "listener", [GAME], mode="pull")
-    import httpx
     import json
+
+    import httpx
 
     messages: list[tuple[str, dict]] = []
     comments = []
 
     async def read():
         async with httpx.AsyncClient(base_url=stack.base_url, timeout=httpx.Timeout(30, read=30)) as http:
-            async with http.stream("GET", "/api/v1/agents/me/stream", headers={"Authorization": f"Bearer {created['token']}"}) as r:
+            async with http.stream(
+                "GET", "/api/v1/agents/me/stream", headers={"Authorization": f"Bearer {created['token']}"}
+            ) as r:
                 assert r.status_code == 200
                 event = None
                 async for line in r.aiter_lines():

@@ -31,7 +31,7 @@ DOC = (ROOT / "docs" / "agents.md").read_text()
 def _section(title: str) -> str:
     start = DOC.index(title)
     end = DOC.find("\n## ", start + len(title))
-    return DOC[start:end if end >= 0 else None]
+    return DOC[start : end if end >= 0 else None]
 
 
 def test_the_worked_signature_example():
@@ -78,7 +78,9 @@ class Stream:
 
     async def read(self, base_url: str, token: str) -> None:
         async with httpx.AsyncClient(base_url=base_url, timeout=None) as http:
-            async with http.stream("GET", "/api/v1/agents/me/stream", headers={"Authorization": f"Bearer {token}"}) as r:
+            async with http.stream(
+                "GET", "/api/v1/agents/me/stream", headers={"Authorization": f"Bearer {token}"}
+            ) as r:
                 assert r.status_code == 200
                 event, data = None, []
                 async for line in r.aiter_lines():
@@ -109,8 +111,10 @@ async def test_the_pull_protocol_runs_as_documented(server, server_env, tmp_path
     reader = asyncio.create_task(stream.read(server.base_url, agent.token))
     try:
         # A game the test plays as the document's pull loop does.
-        r = await owner.post("/api/v1/games", {"game": "kabuki-tricks", "players": 2,
-                                               "time_control": {"move_ms": 20_000, "bank_ms": 3_000}})
+        r = await owner.post(
+            "/api/v1/games",
+            {"game": "kabuki-tricks", "players": 2, "time_control": {"move_ms": 20_000, "bank_ms": 3_000}},
+        )
         game_id = r.json()["game_id"]
         await agent.sit(game_id, 0)
         assert (await owner.post(f"/api/v1/games/{game_id}/bots", {"seat": 1, "bot": "random"})).status_code == 200
@@ -122,7 +126,9 @@ async def test_the_pull_protocol_runs_as_documented(server, server_env, tmp_path
                     answered.add(turn["version"])
                     view = await agent.game(game_id)
                     if view["legal_actions"] and view["version"] == turn["version"]:
-                        await agent.act(game_id, view["legal_actions"][0], f"{game_id}:{turn['version']}", turn["version"])
+                        await agent.act(
+                            game_id, view["legal_actions"][0], f"{game_id}:{turn['version']}", turn["version"]
+                        )
             return bool(stream.of("game_ended", game_id))
 
         await wait_for(play, 120, 0.05)
@@ -142,8 +148,9 @@ async def test_the_pull_protocol_runs_as_documented(server, server_env, tmp_path
         assert (first["deadline_ms"], first["time_bank_ms"]) == (20_000, 3_000)
 
         # Silence: struck `timeout`, detail "no answer within N ms" (N = move_ms + bank left).
-        r = await owner.post("/api/v1/games", {"game": "kabuki-tricks", "players": 2,
-                                               "time_control": {"move_ms": 1000, "bank_ms": 0}})
+        r = await owner.post(
+            "/api/v1/games", {"game": "kabuki-tricks", "players": 2, "time_control": {"move_ms": 1000, "bank_ms": 0}}
+        )
         silent = r.json()["game_id"]
         await agent.sit(silent, 0)
         assert (await owner.post(f"/api/v1/games/{silent}/bots", {"seat": 1, "bot": "random"})).status_code == 200

@@ -19,16 +19,30 @@ BASE = ["--game", "kabuki-tricks", "--players", "4", "--vs", "heuristic", "--see
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "services.cli", "arena", "tests/service/buggy_bot.py:act", *args],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "services.cli", "arena", "tests/service/buggy_bot.py:act", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_arena_reports_each_failure_kind_with_a_working_replay():
     out = _cli(*BASE, "--games", "4", "--json")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert list(report) == ["games", "win_rate", "win_rate_ci95", "mean_score_by_seat", "move_ms_p50", "move_ms_p99",
-                            "illegal", "errors", "failures"]
+    assert list(report) == [
+        "games",
+        "win_rate",
+        "win_rate_ci95",
+        "mean_score_by_seat",
+        "move_ms_p50",
+        "move_ms_p99",
+        "illegal",
+        "errors",
+        "failures",
+    ]
     assert report["games"] == 4
     kinds = {f["kind"] for f in report["failures"]}
     assert kinds == {"exception", "illegal", "timeout"}
@@ -108,4 +122,4 @@ def test_arena_seats_a_house_bot_in_the_rotating_seat_and_times_it():
     report = arena("house:expert", "kabuki-tricks", 4, 2, 3, ["heuristic"] * 3)
     assert report["games"] == 2 and report["illegal"] == report["errors"] == 0
     assert sum(s is not None for s in report["mean_score_by_seat"]) == 2  # two seats in turn
-    assert 0 < report["move_ms_p50"] and 0 < report["move_cpu_ms_p50"] <= report["move_cpu_ms_p99"] < 80
+    assert report["move_ms_p50"] > 0 and 0 < report["move_cpu_ms_p50"] <= report["move_cpu_ms_p99"] < 80

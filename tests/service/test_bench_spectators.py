@@ -18,10 +18,10 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 STREAM = (
     b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
-    b"2c\r\nid: 7\r\nevent: game\r\ndata: {\"version\":7}\r\n\r\n\r\n"
+    b'2c\r\nid: 7\r\nevent: game\r\ndata: {"version":7}\r\n\r\n\r\n'
     b"f\r\n: keepalive\r\n\r\n\r\n"
-    b"58\r\nid: 8\r\nevent: game\r\ndata: {\"version\":8}\r\n\r\nid: 9\r\nevent: game\r\ndata: {\"version\":9}\r\n\r\n\r\n"
-    b"30\r\nevent: reconnect\r\ndata: {\"version\":9}\r\nretry: 1000\r\n\r\n\r\n"
+    b'58\r\nid: 8\r\nevent: game\r\ndata: {"version":8}\r\n\r\nid: 9\r\nevent: game\r\ndata: {"version":9}\r\n\r\n\r\n'
+    b'30\r\nevent: reconnect\r\ndata: {"version":9}\r\nretry: 1000\r\n\r\n\r\n'
 )
 
 
@@ -48,8 +48,9 @@ async def test_crowd_client_reads_versions_wherever_the_reads_split():
 async def test_bench_reports_crowd_baseline_memory_and_ceiling(database_url, redis_url):
     port = free_test_port()
     free_test_port()  # port + 1: the ceiling's
-    args = argparse.Namespace(clients=30, client_processes=2, game="cahoots", players=4, bot_delay_ms=60,
-                              port=port, seconds=4.0, json=True)
+    args = argparse.Namespace(
+        clients=30, client_processes=2, game="cahoots", players=4, bot_delay_ms=60, port=port, seconds=4.0, json=True
+    )
     report = await asyncio.wait_for(run_spectators_bench(args, database_url, redis_url), 150)
     assert report["client_processes"] == 2
     assert report["connected"] == 30 and report["spectators_counted_by_server"] == 30

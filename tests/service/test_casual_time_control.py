@@ -24,7 +24,9 @@ async def test_an_absent_player_is_timed_out_then_replaced_by_a_bot(server, serv
         assert r.json()["time_control"] == {"move_ms": 1000, "bank_ms": 0}
         await host.sit(game_id, 0)
         for seat in (1, 2, 3):
-            assert (await host.post(f"/api/v1/games/{game_id}/bots", {"seat": seat, "bot": "random"})).status_code == 200
+            assert (
+                await host.post(f"/api/v1/games/{game_id}/bots", {"seat": seat, "bot": "random"})
+            ).status_code == 200
         for _ in range(300):
             if (await host.game(game_id))["status"] == "finished":
                 break

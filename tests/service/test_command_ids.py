@@ -100,7 +100,8 @@ async def test_the_migration_keeps_stored_commands_and_scopes_new_ones_per_seat(
                 with pytest.raises(asyncpg.UniqueViolationError):
                     await conn.execute(
                         "INSERT INTO commands (stream_id, seat, command_id, outcome) VALUES ('g', $1, $2, '')",
-                        seat, command_id,
+                        seat,
+                        command_id,
                     )
         finally:
             await conn.close()

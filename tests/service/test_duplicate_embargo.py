@@ -14,12 +14,12 @@ import httpx
 import pytest
 
 import engines.tournament as tn
-from services.config import Settings
 from services.app.errors import ServiceError
-from services.app.players import Player
-from services.bootstrap import Runtime
 from services.app.games.tables import SeatHolder
+from services.app.players import Player
 from services.app.tournaments.service import table_game_id
+from services.bootstrap import Runtime
+from services.config import Settings
 from tests.service.client import ApiClient, SseReader
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -36,7 +36,14 @@ async def test_a_finished_duplicate_table_is_withheld_until_the_embargo_lifts(se
         seats = [SeatHolder(s, None, "random", "random bot", "bot") for s in range(4)]
         # House bots play it out in this process, as a worker would.
         table = await runtime.games.create_seated(
-            game_id, "kabuki-tricks", {}, False, 12345, seats, tournament_id=str(uuid.uuid4()), embargoed=True,
+            game_id,
+            "kabuki-tricks",
+            {},
+            False,
+            12345,
+            seats,
+            tournament_id=str(uuid.uuid4()),
+            embargoed=True,
         )
         for _ in range(600):
             if table.over:
@@ -53,7 +60,9 @@ async def test_a_finished_duplicate_table_is_withheld_until_the_embargo_lifts(se
         _embargoed(await anon.get(f"/api/v1/games/{game_id}/events", after=0))
         for at in (1, 2, ended_at - 1, final):
             for seat in (None, 0, 1, 2, 3):
-                _embargoed(await anon.get(f"/api/v1/games/{game_id}/replay", at=at, **({} if seat is None else {"seat": seat})))
+                _embargoed(
+                    await anon.get(f"/api/v1/games/{game_id}/replay", at=at, **({} if seat is None else {"seat": seat}))
+                )
         _embargoed(await anon.get(f"/api/v1/games/{game_id}/verify"))
         spectator = SseReader(server.base_url, game_id).start()
         await asyncio.sleep(1.5)
@@ -118,10 +127,20 @@ async def test_a_duplicate_round_shows_nothing_of_its_finished_tables_until_it_e
     try:
         person = await ApiClient.register(server.base_url, "duplicate player")
         player = Player(person.player_id, "duplicate player", "human")
-        loaded = await runtime.tournaments.create(None, {
-            "game": "kabuki-tricks", "start_ms": int(time.time() * 1000) + 300, "table_size": 4, "format": "swiss",
-            "rounds": 1, "duplicate": True, "bots": "fill", "fill_to": 8, "ranked": False,
-        })
+        loaded = await runtime.tournaments.create(
+            None,
+            {
+                "game": "kabuki-tricks",
+                "start_ms": int(time.time() * 1000) + 300,
+                "table_size": 4,
+                "format": "swiss",
+                "rounds": 1,
+                "duplicate": True,
+                "bots": "fill",
+                "fill_to": 8,
+                "ranked": False,
+            },
+        )
         tid = loaded.tournament_id
         await runtime.tournaments.register(player, tid)
         await asyncio.sleep(0.4)
@@ -198,10 +217,14 @@ async def test_a_duplicate_round_shows_nothing_of_its_finished_tables_until_it_e
 
         async def streamed_results() -> bool:
             return sum("tn.table_finished" in m["data"] for m in messages) == 2
+
         deadline = time.monotonic() + 30  # generous: a loaded machine's fan-out
         while not await streamed_results() and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
-        assert await streamed_results(), ([m["data"][:120] for m in messages], stream_task.done() and (stream_task.exception() if not stream_task.cancelled() else "cancelled"))
+        assert await streamed_results(), (
+            [m["data"][:120] for m in messages],
+            stream_task.done() and (stream_task.exception() if not stream_task.cancelled() else "cancelled"),
+        )
     finally:
         if stream_task is not None:
             stream_task.cancel()
@@ -219,7 +242,14 @@ async def test_ratings_wait_for_the_embargo_of_a_ranked_duplicate_table(server, 
         game_id = str(uuid.uuid4())
         seats = [SeatHolder(s, None, "random", "random bot", "bot") for s in range(4)]
         table = await runtime.games.create_seated(
-            game_id, "kabuki-tricks", {}, True, 4242, seats, tournament_id=str(uuid.uuid4()), embargoed=True,
+            game_id,
+            "kabuki-tricks",
+            {},
+            True,
+            4242,
+            seats,
+            tournament_id=str(uuid.uuid4()),
+            embargoed=True,
         )
         for _ in range(600):
             if table.over:
@@ -258,7 +288,14 @@ async def test_an_unranked_embargoed_table_does_not_hold_the_ratings(server, dat
         for ranked in (False, True):  # the unranked one finishes first: earlier in position order
             game_id = str(uuid.uuid4())
             table = await runtime.games.create_seated(
-                game_id, "kabuki-tricks", {}, ranked, 777, seats, tournament_id=str(uuid.uuid4()), embargoed=not ranked,
+                game_id,
+                "kabuki-tricks",
+                {},
+                ranked,
+                777,
+                seats,
+                tournament_id=str(uuid.uuid4()),
+                embargoed=not ranked,
             )
             deadline = time.monotonic() + 60
             while not table.over and time.monotonic() < deadline:

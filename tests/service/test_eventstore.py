@@ -69,7 +69,8 @@ async def test_events_cannot_be_updated_deleted_or_truncated(database_url):
         after = await store.pool.fetch("SELECT position, version, type, data FROM events WHERE stream_id = $1", sid)
         assert [tuple(r) for r in after] == [tuple(r) for r in before]
         assert [(e.version, e.type, e.data) for e in await store.read(sid)] == [
-            (1, "t.one", b'{"n":1}'), (2, "t.two", b'{"n":2}'),
+            (1, "t.one", b'{"n":1}'),
+            (2, "t.two", b'{"n":2}'),
         ]
     finally:
         await _close(store)
@@ -150,7 +151,9 @@ async def _late_commit(database_url: str, stream_id: str, hold_s: float, positio
             )
             position = await conn.fetchval(
                 "INSERT INTO events (stream_id, version, type, data) VALUES ($1, $2, 'late', $3) RETURNING position",
-                stream_id, version, b'{"late":true}',
+                stream_id,
+                version,
+                b'{"late":true}',
             )
             positions.append(position)
             await asyncio.sleep(hold_s)
@@ -291,8 +294,12 @@ async def test_migrations_are_applied_once_and_idempotently(database_url, server
         assert [(r["version"], r["name"]) for r in rows] == [(v, n) for v, n, _ in migration_files()]
         async with pools[1].acquire() as conn:
             assert await migrate(conn) == []
-        assert await pools[0].fetchval("SELECT count(*) FROM pg_trigger WHERE tgrelid = 'events'::regclass"
-                                       " AND NOT tgisinternal") == 2
+        assert (
+            await pools[0].fetchval(
+                "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'events'::regclass AND NOT tgisinternal"
+            )
+            == 2
+        )
     finally:
         for pool in pools:
             await pool.close()

@@ -26,7 +26,9 @@ async def test_a_person_and_house_bots_play_every_game_to_the_end(server, game):
     game_id = await person.create_game(game.name, players, options)
     await person.sit(game_id, 0)
     for seat in range(1, players):
-        r = await person.post(f"/api/v1/games/{game_id}/bots", {"seat": seat, "bot": "heuristic" if seat == 1 else "random"})
+        r = await person.post(
+            f"/api/v1/games/{game_id}/bots", {"seat": seat, "bot": "heuristic" if seat == 1 else "random"}
+        )
         assert r.status_code == 200, r.text
     await asyncio.wait_for(play_randomly(person, game_id, random.Random(3)), 120)
     info = await person.game(game_id)

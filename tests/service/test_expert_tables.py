@@ -15,9 +15,15 @@ from tests.service.client import ApiClient
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
-@pytest.mark.parametrize("game,players,options", [
-    ("kabuki-tricks", 3, {}), ("cahoots", 3, {}), ("tezuma-trick", 3, {}), ("kabuki-masks", 3, {"stop_window_ms": 0}),
-])
+@pytest.mark.parametrize(
+    "game,players,options",
+    [
+        ("kabuki-tricks", 3, {}),
+        ("cahoots", 3, {}),
+        ("tezuma-trick", 3, {}),
+        ("kabuki-masks", 3, {"stop_window_ms": 0}),
+    ],
+)
 async def test_expert_bots_play_a_whole_game_at_a_table(server, game, players, options):
     host = await ApiClient.register(server.base_url, f"expert-{uuid.uuid4().hex[:6]}")
     r = await host.post("/api/v1/games", {"game": game, "players": players, "options": options, "bot_delay_ms": 0})

@@ -27,8 +27,18 @@ from tests.conftest import ROOT, ServerProcess, WorkerProcess, free_test_port
 from tests.service.agent_harness import AGENT_ENV, PullAgentProcess, register_agent
 from tests.service.client import ApiClient, SseReader
 from tests.service.tournament_play import (
-    GAME, Person, agent_moves, assert_acks_logged, assert_every_event_once, deadline_moves, finished_games,
-    first_round_tables, get_json, open_tournament, tournament_finished, until,
+    GAME,
+    Person,
+    agent_moves,
+    assert_acks_logged,
+    assert_every_event_once,
+    deadline_moves,
+    finished_games,
+    first_round_tables,
+    get_json,
+    open_tournament,
+    tournament_finished,
+    until,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -107,9 +117,14 @@ def private():
 @pytest.fixture
 def stack(private, tmp_path):
     env = dict(os.environ, **AGENT_ENV)
-    env.update(DATABASE_URL=private.database_url, REDIS_URL=private.redis_url, PYTHONPATH=str(ROOT),
-               # House bots think a little, so that tables are still in play during the outage.
-               HANAMICHI_BOT_DELAY_MS="25", HANAMICHI_TABLE_BOT_DELAY_MS="25")
+    env.update(
+        DATABASE_URL=private.database_url,
+        REDIS_URL=private.redis_url,
+        PYTHONPATH=str(ROOT),
+        # House bots think a little, so that tables are still in play during the outage.
+        HANAMICHI_BOT_DELAY_MS="25",
+        HANAMICHI_TABLE_BOT_DELAY_MS="25",
+    )
     server = ServerProcess(free_test_port(), env)
     worker = WorkerProcess(env, tmp_path / "worker.log")
     server.start()
@@ -163,12 +178,17 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
         await until(under_way, 20, "both tables under way", [worker])
         # Item 8: tables of house bots only, in play when the outage comes
         # (Kabuki masks also waits on timers: its stop window).
-        bot_games = [await _bot_table(owner, GAME, {}), await _bot_table(owner, "kabuki-masks", {"stop_window_ms": 150})]
+        bot_games = [
+            await _bot_table(owner, GAME, {}),
+            await _bot_table(owner, "kabuki-masks", {"stop_window_ms": 150}),
+        ]
         readers += [SseReader(base, game_id).start() for game_id in bot_games]
 
         # The outage.
-        kill, restart = {"redis": (private.kill_redis, private.start_redis),
-                         "postgres": (private.kill_postgres, private.start_postgres)}[victim]
+        kill, restart = {
+            "redis": (private.kill_redis, private.start_redis),
+            "postgres": (private.kill_postgres, private.start_postgres),
+        }[victim]
         versions_before = [(await get_json(owner, f"/api/v1/games/{t['game_id']}"))["version"] for t in tables]
         kill()
         await asyncio.sleep(OUTAGE_S)
@@ -202,8 +222,10 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
                     if info["version"] != version:
                         progress[game_id] = (info["version"], now)
                     elif now - since > 30:
-                        raise AssertionError(f"bot table {game_id} stalled at version {version} for 30 s\n"
-                                             f"--- worker ---\n{worker.tail()}")
+                        raise AssertionError(
+                            f"bot table {game_id} stalled at version {version} for 30 s\n"
+                            f"--- worker ---\n{worker.tail()}"
+                        )
             return all(i and i["status"] == "finished" for i in infos) and infos
 
         for game_id, info in zip(bot_games, await until(bot_tables_done, 300, "the bot tables to finish", [worker])):

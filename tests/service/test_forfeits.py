@@ -15,12 +15,17 @@ import pytest
 
 from engines.core import Ctx, Result
 from engines.registry import get_game
-from services.app.ratings.projection import Rating, apply_game
-from services.app.games.events import GameFinished, MovePlayedForSeat, SeatHandedToBot, SeatRecord, places_after_forfeits
+from services.app.games.events import (
+    GameFinished,
+    MovePlayedForSeat,
+    SeatHandedToBot,
+    SeatRecord,
+    places_after_forfeits,
+)
 from services.app.games.tables import engine_events, event_decoder
+from services.app.ratings.projection import Rating, apply_game
 from tests.conftest import WorkerProcess
 from tests.service.client import ApiClient
-
 
 
 def test_forfeited_seats_share_last_place_and_the_others_close_ranks():
@@ -54,14 +59,22 @@ async def test_a_timed_out_seat_plays_a_seeded_random_move_and_is_ranked_last(se
     worker = WorkerProcess(server_env, tmp_path / "worker.log").start()
     try:
         host = await ApiClient.register(server.base_url, "walks-away")
-        r = await host.post("/api/v1/games", {
-            "game": "kabuki-tricks", "players": 3, "ranked": True, "time_control": {"move_ms": 1000},
-        })
+        r = await host.post(
+            "/api/v1/games",
+            {
+                "game": "kabuki-tricks",
+                "players": 3,
+                "ranked": True,
+                "time_control": {"move_ms": 1000},
+            },
+        )
         assert r.status_code == 201, r.text
         game_id = r.json()["game_id"]
         await host.sit(game_id, 0)
         for seat in (1, 2):
-            assert (await host.post(f"/api/v1/games/{game_id}/bots", {"seat": seat, "bot": "random"})).status_code == 200
+            assert (
+                await host.post(f"/api/v1/games/{game_id}/bots", {"seat": seat, "bot": "random"})
+            ).status_code == 200
         info = await _finished(host, game_id, worker)
 
         # Every default move is Random("<seed>:<seat>:<version>").choice(legal):
@@ -78,7 +91,7 @@ async def test_a_timed_out_seat_plays_a_seeded_random_move_and_is_ranked_last(se
             state = game.fold(engine_events(events[:i]))
             legal = game.legal_actions(state, seat)
             expected = game.decide(state, seat, random.Random(f"{seed}:{seat}:{version}").choice(legal), Ctx(0))
-            after = [e for e in events[i + 1:] if not isinstance(e, SeatHandedToBot)][: len(expected)]
+            after = [e for e in events[i + 1 :] if not isinstance(e, SeatHandedToBot)][: len(expected)]
             assert [msgspec.to_builtins(e) for e in after] == [msgspec.to_builtins(e) for e in expected]
 
         # The seat a house bot finished is last at the table, whatever the bot scored.

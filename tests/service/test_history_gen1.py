@@ -99,6 +99,7 @@ async def test_kabuki_tricks_history_blanks_won_tricks_while_live_shows_them(ser
     resumed.last_id = "0"
     resumed.start()
     try:
+
         async def caught_up() -> None:
             while not any(e["version"] >= now for e in resumed.game_events):
                 await asyncio.sleep(0.02)

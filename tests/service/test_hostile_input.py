@@ -44,7 +44,7 @@ class Tables:
         self.base_url = base_url
         self.database_url = database_url
 
-    async def setup(self) -> "Tables":
+    async def setup(self) -> Tables:
         tag = uuid.uuid4().hex[:6]
         self.seated = [await ApiClient.register(self.base_url, f"h{tag}{i}") for i in range(4)]
         self.outsider = await ApiClient.register(self.base_url, f"out{tag}")
@@ -104,7 +104,11 @@ async def test_malformed_bodies_and_wrong_shapes_are_400(tables: Tables):
     cases = [
         # malformed JSON
         (lambda: _raw(mover, "POST", actions, b"{not json"), 400, ("bad_request",)),
-        (lambda: _raw(mover, "POST", actions, b'{"action": {"type": "deal"}, "command_id": "x"'), 400, ("bad_request",)),
+        (
+            lambda: _raw(mover, "POST", actions, b'{"action": {"type": "deal"}, "command_id": "x"'),
+            400,
+            ("bad_request",),
+        ),
         (lambda: _raw(mover, "POST", actions, b"\xff\xfe\x00"), 400, ("bad_request",)),
         (lambda: _raw(mover, "POST", actions, b""), 400, ("bad_request",)),
         (lambda: _raw(mover, "POST", "/api/v1/games", b"{'game': 'kabuki-tricks'}"), 400, ("bad_request",)),
@@ -113,7 +117,11 @@ async def test_malformed_bodies_and_wrong_shapes_are_400(tables: Tables):
         (lambda: mover.post(actions, []), 400, ("bad_request",)),
         (lambda: mover.post(actions, {"action": "deal", "command_id": "x"}), 400, ("bad_request",)),
         (lambda: mover.post(actions, {"action": {"type": "deal"}, "command_id": 7}), 400, ("bad_request",)),
-        (lambda: mover.post(actions, {"action": {"type": "deal"}, "command_id": "x", "expected_version": "one"}), 400, ("bad_request",)),
+        (
+            lambda: mover.post(actions, {"action": {"type": "deal"}, "command_id": "x", "expected_version": "one"}),
+            400,
+            ("bad_request",),
+        ),
         (lambda: mover.act(t.game_id, {"type": "play", "card": "seven"}), 400, ("bad_action",)),
         (lambda: mover.act(t.game_id, {"type": "play", "card": True}), 400, ("bad_action",)),
         (lambda: mover.act(t.game_id, {"type": "play", "card": [[[1]]]}), 400, ("bad_action",)),
@@ -121,14 +129,26 @@ async def test_malformed_bodies_and_wrong_shapes_are_400(tables: Tables):
         (lambda: mover.post("/api/v1/games", {"game": 4, "players": 4}), 400, ("bad_request",)),
         (lambda: mover.post("/api/v1/games", {"game": "kabuki-tricks", "players": "four"}), 400, ("bad_request",)),
         (lambda: mover.post("/api/v1/games", {"game": "kabuki-tricks", "players": True}), 400, ("bad_request",)),
-        (lambda: mover.post("/api/v1/games", {"game": "kabuki-tricks", "players": 4, "options": []}), 400, ("bad_request",)),
-        (lambda: mover.post("/api/v1/games", {"game": "kabuki-tricks", "players": 4, "ranked": "yes"}), 400, ("bad_request",)),
+        (
+            lambda: mover.post("/api/v1/games", {"game": "kabuki-tricks", "players": 4, "options": []}),
+            400,
+            ("bad_request",),
+        ),
+        (
+            lambda: mover.post("/api/v1/games", {"game": "kabuki-tricks", "players": 4, "ranked": "yes"}),
+            400,
+            ("bad_request",),
+        ),
         (lambda: mover.post(f"/api/v1/games/{t.open_id}/seats", {"seat": "two"}), 400, ("bad_request",)),
         (lambda: mover.post("/api/v1/players", {"name": 12}), 400, ("bad_request",)),
         # missing fields, unknown fields, unknown action types
         (lambda: mover.post(actions, {"action": {"type": "deal"}}), 400, ("bad_request",)),
         (lambda: mover.post(actions, {"command_id": "x"}), 400, ("bad_request",)),
-        (lambda: mover.post(actions, {"action": {"type": "deal"}, "command_id": "x", "as_seat": 2}), 400, ("bad_request",)),
+        (
+            lambda: mover.post(actions, {"action": {"type": "deal"}, "command_id": "x", "as_seat": 2}),
+            400,
+            ("bad_request",),
+        ),
         (lambda: mover.act(t.game_id, {"type": "play"}), 400, ("bad_action",)),
         (lambda: mover.act(t.game_id, {}), 400, ("bad_action",)),
         (lambda: mover.act(t.game_id, {"type": "teleport"}), 400, ("bad_action",)),
@@ -137,7 +157,11 @@ async def test_malformed_bodies_and_wrong_shapes_are_400(tables: Tables):
         (lambda: mover.post("/api/v1/players", {}), 400, ("bad_request",)),
         (lambda: mover.post("/api/v1/players", {"name": "ok", "admin": True}), 400, ("bad_request",)),
         # command ids and names out of bounds
-        (lambda: mover.post(actions, {"action": {"type": "deal"}, "command_id": ""}), 400, ("bad_command_id", "bad_request")),
+        (
+            lambda: mover.post(actions, {"action": {"type": "deal"}, "command_id": ""}),
+            400,
+            ("bad_command_id", "bad_request"),
+        ),
         (lambda: mover.act(t.game_id, {"type": "deal"}, command_id="c" * 101), 400, ("bad_command_id",)),
         (lambda: mover.post("/api/v1/players", {"name": ""}), 400, ("bad_name",)),
         (lambda: mover.post("/api/v1/players", {"name": "n" * 41}), 400, ("bad_name",)),
@@ -148,7 +172,11 @@ async def test_malformed_bodies_and_wrong_shapes_are_400(tables: Tables):
         (lambda: t.anon.get(f"/api/v1/games/{t.game_id}/replay", at=-1), 400, ("bad_request",)),
         (lambda: t.anon.get(f"/api/v1/games/{t.game_id}/replay", at=10_000), 400, ("bad_version",)),
         (lambda: t.anon.get(f"/api/v1/games/{t.game_id}/replay", at=0, seat=9), 400, ("bad_seat",)),
-        (lambda: t.anon.http.get(f"/api/v1/games/{t.game_id}/stream", headers={"Last-Event-ID": "seven"}), 400, ("bad_last_event_id",)),
+        (
+            lambda: t.anon.http.get(f"/api/v1/games/{t.game_id}/stream", headers={"Last-Event-ID": "seven"}),
+            400,
+            ("bad_last_event_id",),
+        ),
     ]
     for i, (request, status, codes) in enumerate(cases):
         r = await request()
@@ -250,18 +278,32 @@ async def test_lobby_refusals(tables: Tables):
     _refused(await t.anon.http.get(f"/api/v1/games/{uuid.uuid4()}/stream"), 404, "game_not_found")
     # bad options, bad player counts
     for options in (
-        {"stop_window_ms": -1}, {"stop_window_ms": 60_001}, {"stop_window_ms": "fast"}, {"stop_window_ms": True},
-        {"stop_window_ms": 2**70}, {"bot_memory": "sometimes"}, {"bot_memory": 1.5}, {"colour": "red"},
+        {"stop_window_ms": -1},
+        {"stop_window_ms": 60_001},
+        {"stop_window_ms": "fast"},
+        {"stop_window_ms": True},
+        {"stop_window_ms": 2**70},
+        {"bot_memory": "sometimes"},
+        {"bot_memory": 1.5},
+        {"colour": "red"},
     ):
-        _refused(await c.post("/api/v1/games", {"game": "kabuki-masks", "players": 3, "options": options}), 422, "bad_option")
-    _refused(await c.post("/api/v1/games", {"game": "kabuki-tricks", "players": 4, "options": {"toxic_number": "yes"}}), 422, "bad_option")
+        _refused(
+            await c.post("/api/v1/games", {"game": "kabuki-masks", "players": 3, "options": options}), 422, "bad_option"
+        )
+    _refused(
+        await c.post("/api/v1/games", {"game": "kabuki-tricks", "players": 4, "options": {"toxic_number": "yes"}}),
+        422,
+        "bad_option",
+    )
     for game, players in (("kabuki-masks", 1), ("kabuki-masks", 7), ("kabuki-tricks", 6), ("kabuki-tricks", 1)):
         _refused(await c.post("/api/v1/games", {"game": game, "players": players}), 422, "bad_player_count")
     for players in (0, -3, 2**70):  # outside any table's range: the type's bound (issue 11 item 13)
         _refused(await c.post("/api/v1/games", {"game": "kabuki-masks", "players": players}), 400, "bad_request")
     # seats: out of range, taken, twice, full table
     for seat in (3, -1, 99, 2**40):  # past the table (bad_seat) or any table (the type's bound)
-        _refused(await t.seated[0].post(f"/api/v1/games/{t.open_id}/seats", {"seat": seat}), 400, "bad_seat", "bad_request")
+        _refused(
+            await t.seated[0].post(f"/api/v1/games/{t.open_id}/seats", {"seat": seat}), 400, "bad_seat", "bad_request"
+        )
     _refused(await t.seated[0].post(f"/api/v1/games/{t.open_id}/seats", {"seat": 1}), 409, "seat_taken")
     _refused(await c.post(f"/api/v1/games/{t.open_id}/seats", {"seat": 0}), 409, "already_seated")
     _refused(await c.post(f"/api/v1/games/{t.open_id}/bots", {"bot": "random", "seat": 1}), 409, "seat_taken")
@@ -307,7 +349,11 @@ async def test_rule_refusals_carry_the_engine_code(tables: Tables):
     _refused(await mover.act(t.game_id, {"type": "play", "card": 10_000}), 422, "illegal_card")
     _refused(await mover.act(t.game_id, {"type": "play", "card": -1}), 422, "illegal_card")
     _refused(await mover.act(t.game_id, {"type": "deal"}), 422, "wrong_phase")
-    _refused(await mover.act(t.game_id, {"type": "direct", "high": True, "order": ["green", "purple", "orange", "blue"]}), 422, "wrong_phase")
+    _refused(
+        await mover.act(t.game_id, {"type": "direct", "high": True, "order": ["green", "purple", "orange", "blue"]}),
+        422,
+        "wrong_phase",
+    )
     # The card a seat holds, played by a seat whose turn it is not.
     waiting = (seat + 1) % 4
     _refused(await t.seated[waiting].act(t.game_id, {"type": "play", "card": hands[waiting][0]}), 409, "not_your_turn")
@@ -426,9 +472,16 @@ async def test_resume_points_are_ascii_digits_of_bounded_length(tables: Tables):
     game_stream = f"/api/v1/games/{t.game_id}/stream"
     long = "9" * 5000
     for headers, params in (
-        ({"Last-Event-ID": "²"}, {}), ({"Last-Event-ID": "¹"}, {}), ({"Last-Event-ID": "١٢"}, {}),
-        ({"Last-Event-ID": long}, {}), ({"Last-Event-ID": "1" * 19}, {}), ({"Last-Event-ID": "+3"}, {}),
-        ({}, {"after": "²"}), ({}, {"after": long}), ({}, {"after": "0x10"}), ({}, {"after": "1e3"}),
+        ({"Last-Event-ID": "²"}, {}),
+        ({"Last-Event-ID": "¹"}, {}),
+        ({"Last-Event-ID": "١٢"}, {}),
+        ({"Last-Event-ID": long}, {}),
+        ({"Last-Event-ID": "1" * 19}, {}),
+        ({"Last-Event-ID": "+3"}, {}),
+        ({}, {"after": "²"}),
+        ({}, {"after": long}),
+        ({}, {"after": "0x10"}),
+        ({}, {"after": "1e3"}),
     ):
         # httpx sends header values as latin-1 or UTF-8 bytes, like a hostile client would.
         raw = {k: v.encode() for k, v in headers.items()}
@@ -441,7 +494,9 @@ async def test_resume_points_are_ascii_digits_of_bounded_length(tables: Tables):
     tid = tournaments.json()["tournament_id"]
     paths = [f"/api/v1/games/{t.game_id}/events", f"/api/v1/tournaments/{tid}/events"]
     for header in ("²", "9" * 5000):
-        r = await _stream_refusal(t.anon.http, f"/api/v1/tournaments/{tid}/stream", {"Last-Event-ID": header.encode()}, {})
+        r = await _stream_refusal(
+            t.anon.http, f"/api/v1/tournaments/{tid}/stream", {"Last-Event-ID": header.encode()}, {}
+        )
         _refused(r, 400, "bad_last_event_id")
     for path in paths:
         for after in ("²", "%C2%B2", long, "-1", "x", "0x1", " "):
@@ -458,10 +513,15 @@ async def test_a_nul_in_any_text_parameter_is_400_before_any_query(tables: Table
     before = await t.snapshot()
     c = t.outsider
     gets = [
-        "/api/v1/tournaments?status=%00", "/api/v1/tournaments?status=open%00",
-        f"/api/v1/players/{c.player_id}/ratings?game=%00", "/api/v1/players/%00x/ratings",
-        "/api/v1/games/%00", f"/api/v1/games/{t.game_id}/events?after=%00",
-        "/api/v1/tournaments/%00", "/api/v1/tournaments/%00/standings", "/api/v1/leaderboards/%00",
+        "/api/v1/tournaments?status=%00",
+        "/api/v1/tournaments?status=open%00",
+        f"/api/v1/players/{c.player_id}/ratings?game=%00",
+        "/api/v1/players/%00x/ratings",
+        "/api/v1/games/%00",
+        f"/api/v1/games/{t.game_id}/events?after=%00",
+        "/api/v1/tournaments/%00",
+        "/api/v1/tournaments/%00/standings",
+        "/api/v1/leaderboards/%00",
         "/api/v1/agents/%00",
     ]
     for path in gets:

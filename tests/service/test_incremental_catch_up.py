@@ -31,10 +31,14 @@ async def test_a_catch_up_reads_only_the_commands_past_its_version(database_url)
         await store.append(sid, 0, [("a", b"1"), ("b", b"2")], ("c1", _outcome(1, 2, None)))
         await store.append(sid, 2, [("c", b"3")], ("c2", _outcome(3, 3, 0)), seat=0)
         await store.append(sid, 3, [("d", b"4")], ("c3", _outcome(4, 4, 1)), seat=1)
-        firsts = dict(await store.pool.fetch("SELECT command_id, first_version FROM commands WHERE stream_id = $1", sid))
+        firsts = dict(
+            await store.pool.fetch("SELECT command_id, first_version FROM commands WHERE stream_id = $1", sid)
+        )
         assert firsts == {"c1": 1, "c2": 3, "c3": 4}
         # A row the previous release wrote (no first_version) is still found by its outcome.
-        await store.pool.execute("UPDATE commands SET first_version = NULL WHERE stream_id = $1 AND command_id = 'c3'", sid)
+        await store.pool.execute(
+            "UPDATE commands SET first_version = NULL WHERE stream_id = $1 AND command_id = 'c3'", sid
+        )
         for after, expected in ((0, {"c1", "c2", "c3"}), (2, {"c2", "c3"}), (3, {"c3"}), (4, set())):
             events, commands = await store.read_with_commands(sid, after)
             assert [e.version for e in events] == list(range(after + 1, 5))
@@ -68,7 +72,9 @@ async def test_strikes_and_the_end_from_commands_read_piece_by_piece(database_ur
         while not table.over:
             seat = min(table.game.waiting_for(table.state))
             if move % 3 == 2:
-                await a.games.act(table.game_id, people[seat], table.game.legal_actions(table.state, seat)[0], f"m{move}")
+                await a.games.act(
+                    table.game_id, people[seat], table.game.legal_actions(table.state, seat)[0], f"m{move}"
+                )
             else:  # two moves in three played for the seat: strikes come and go
                 assert await a.games.play_for_seat(table.game_id, seat, "timeout", strike_limit=100)
             move += 1

@@ -63,7 +63,7 @@ class Copy:
 
     async def catch_up(self) -> None:
         self.catch_ups += 1
-        for _tag, data in self.store.log[self.version:]:
+        for _tag, data in self.store.log[self.version :]:
             self.version += 1
             self.state += msgspec.json.decode(data, type=Ev).n
 

@@ -16,8 +16,8 @@ import time
 import httpx
 import pytest
 
-from services.kit.push import make_server
 from services.kit.pull import PullAgent
+from services.kit.push import make_server
 from services.kit.runner import Runner
 from services.kit.signing import sign
 from tests.conftest import ROOT, WorkerProcess, free_test_port
@@ -29,8 +29,18 @@ LEGAL = [{"type": "play", "card": 3}, {"type": "play", "card": 16}]
 
 
 def _turn(version: int = 12, deadline_ms: int = 5000) -> bytes:
-    return json.dumps({"game": "kabuki-tricks", "game_id": "g1", "seat": 1, "version": version, "view": {"hand": [3, 16]},
-                       "legal_actions": LEGAL, "deadline_ms": deadline_ms, "time_bank_ms": 30000}).encode()
+    return json.dumps(
+        {
+            "game": "kabuki-tricks",
+            "game_id": "g1",
+            "seat": 1,
+            "version": version,
+            "view": {"hand": [3, 16]},
+            "legal_actions": LEGAL,
+            "deadline_ms": deadline_ms,
+            "time_bank_ms": 30000,
+        }
+    ).encode()
 
 
 _HTTP = httpx.Client(timeout=10)
@@ -38,8 +48,11 @@ _HTTP = httpx.Client(timeout=10)
 
 def _post(port: int, body: bytes, timestamp: str | None = None, signature: str | None = None) -> httpx.Response:
     ts = timestamp or str(int(time.time()))
-    headers = {"Content-Type": "application/json", "X-Hanamichi-Timestamp": ts,
-               "X-Hanamichi-Signature": signature or sign(SECRET, ts, body)}
+    headers = {
+        "Content-Type": "application/json",
+        "X-Hanamichi-Timestamp": ts,
+        "X-Hanamichi-Signature": signature or sign(SECRET, ts, body),
+    }
     return _HTTP.post(f"http://127.0.0.1:{port}/turn", content=body, headers=headers, timeout=10)
 
 
@@ -123,9 +136,19 @@ STOP = [{"type": "stop"}]
 
 def _chance(version: int, deadline_ms: int = 5000) -> bytes:
     """An optional call as workers/agent_calls.py sends it (a Kabuki masks Stop chance)."""
-    return json.dumps({"game": "kabuki-masks", "game_id": "g2", "seat": 1, "version": version, "view": {},
-                       "legal_actions": STOP, "deadline_ms": deadline_ms, "time_bank_ms": 0,
-                       "optional": True}).encode()
+    return json.dumps(
+        {
+            "game": "kabuki-masks",
+            "game_id": "g2",
+            "seat": 1,
+            "version": version,
+            "view": {},
+            "legal_actions": STOP,
+            "deadline_ms": deadline_ms,
+            "time_bank_ms": 0,
+            "optional": True,
+        }
+    ).encode()
 
 
 def test_push_passes_optional_calls_to_the_function_and_a_failed_one_lets_the_chance_pass():
@@ -152,23 +175,34 @@ def test_push_passes_optional_calls_to_the_function_and_a_failed_one_lets_the_ch
     try:
         answers = [_post(push.port, _chance(v, deadline_ms=400 if v == 5 else 5000)) for v in (1, 2, 3, 4, 5)]
         assert [r.status_code for r in answers] == [200] * 5
-        assert [r.json() for r in answers] == [{"action": None}, {"action": STOP[0]}, {"action": None},
-                                              {"action": None}, {"action": None}]
+        assert [r.json() for r in answers] == [
+            {"action": None},
+            {"action": STOP[0]},
+            {"action": None},
+            {"action": None},
+            {"action": None},
+        ]
         assert all(r["optional"] is True for r in seen) and len(seen) == 5
         assert "let the chance pass" in push.out.getvalue()
         # An awaited turn still gets the default move for a None answer.
         assert _post(push.port, _turn(20)).json()["action"] in LEGAL
         assert [(rep.kind, rep.request["version"]) for rep in push.reports] == [
-            ("exception", 3), ("illegal", 4), ("late", 5), ("illegal", 20)]
+            ("exception", 3),
+            ("illegal", 4),
+            ("late", 5),
+            ("illegal", 20),
+        ]
     finally:
         release.set()
         push.stop()
 
 
 def test_the_kit_imports_nothing_of_the_server():
-    code = ("import sys, services.kit, services.kit.push, services.kit.pull, services.kit.arena, services.kit.cli;"
-            "bad = [m for m in ('asyncpg', 'redis', 'litestar', 'arq', 'httpx', 'uvicorn', 'services.http.app', 'services.infra.db')"
-            " if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
+    code = (
+        "import sys, services.kit, services.kit.push, services.kit.pull, services.kit.arena, services.kit.cli;"
+        "bad = [m for m in ('asyncpg', 'redis', 'litestar', 'arq', 'httpx', 'uvicorn', 'services.http.app', 'services.infra.db')"
+        " if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
 
@@ -195,12 +229,15 @@ async def test_pull_runner_plays_a_whole_game_through_a_dropped_stream_and_repor
         out = io.StringIO()
         agent = PullAgent(act, f"http://127.0.0.1:{port}", token, runner=Runner(act, out=out))
         threading.Thread(target=agent.run, daemon=True).start()
-        r = await owner.post("/api/v1/games", {"game": "kabuki-tricks", "players": 4,
-                                               "time_control": {"move_ms": 3000, "bank_ms": 3000}})
+        r = await owner.post(
+            "/api/v1/games", {"game": "kabuki-tricks", "players": 4, "time_control": {"move_ms": 3000, "bank_ms": 3000}}
+        )
         game_id = r.json()["game_id"]
         for seat in (1, 2, 3):
-            assert (await owner.post(f"/api/v1/games/{game_id}/bots", {"seat": seat, "bot": "random"})).status_code == 200
-        assert (await ApiClient(server.base_url, token=token).sit(game_id, 0))
+            assert (
+                await owner.post(f"/api/v1/games/{game_id}/bots", {"seat": seat, "bot": "random"})
+            ).status_code == 200
+        assert await ApiClient(server.base_url, token=token).sit(game_id, 0)
         deadline = time.monotonic() + 30
         while agent.moves < 5:
             assert time.monotonic() < deadline, "the pull runner made no moves"
@@ -213,7 +250,9 @@ async def test_pull_runner_plays_a_whole_game_through_a_dropped_stream_and_repor
             await asyncio.sleep(0.2)
         assert agent.connections >= 2  # it reconnected
         events = (await owner.get(f"/api/v1/games/{game_id}/events", after=0)).json()["events"]
-        played_for = [e["event"] for e in events if e["event"]["type"] == "hm.move_played_for_seat" and e["event"]["seat"] == 0]
+        played_for = [
+            e["event"] for e in events if e["event"]["type"] == "hm.move_played_for_seat" and e["event"]["seat"] == 0
+        ]
         assert played_for == []  # every move of seat 0 was the runner's, the failed call's default move included
         assert [rep.kind for rep in agent.runner.reports] == ["exception"]
         assert agent.runner.reports[0].request == calls[1]
@@ -250,12 +289,19 @@ async def test_pull_runner_answers_your_chance_with_an_optional_request(server, 
         token = r.json()["token"]
         agent = PullAgent(act, server.base_url, token, runner=Runner(act, out=io.StringIO()))
         threading.Thread(target=agent.run, daemon=True).start()
-        r = await owner.post("/api/v1/games", {"game": "kabuki-masks", "players": 2, "options": {"stop_window_ms": 150},
-                                               "time_control": {"move_ms": 3000, "bank_ms": 3000}})
+        r = await owner.post(
+            "/api/v1/games",
+            {
+                "game": "kabuki-masks",
+                "players": 2,
+                "options": {"stop_window_ms": 150},
+                "time_control": {"move_ms": 3000, "bank_ms": 3000},
+            },
+        )
         assert r.status_code == 201, r.text
         game_id = r.json()["game_id"]
         assert (await owner.post(f"/api/v1/games/{game_id}/bots", {"seat": 1, "bot": "random"})).status_code == 200
-        assert (await ApiClient(server.base_url, token=token).sit(game_id, 0))
+        assert await ApiClient(server.base_url, token=token).sit(game_id, 0)
         deadline = time.monotonic() + 90
         while (await owner.game(game_id))["status"] != "finished":
             assert time.monotonic() < deadline, "the game did not finish"

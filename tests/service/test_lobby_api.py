@@ -54,8 +54,9 @@ async def test_finished_tables_list_seats_and_no_result(server):
         await host.sit(gid, 0)
         for seat in (1, 2):
             assert (await host.post(f"/api/v1/games/{gid}/bots", {"seat": seat, "bot": "random"})).status_code == 200
-        from tests.service.client import play_randomly
         import random
+
+        from tests.service.client import play_randomly
 
         await play_randomly(host, gid, random.Random(3))
         page = (await host.get("/api/v1/games", status="finished", game="cahoots", limit=5)).json()
@@ -71,7 +72,9 @@ async def test_finished_tables_list_seats_and_no_result(server):
 async def test_server_time_and_seat_clocks_on_timed_tables(server):
     people = [await ApiClient.register(server.base_url, f"clock{i}-{uuid.uuid4().hex[:6]}") for i in range(3)]
     try:
-        r = await people[0].post("/api/v1/games", {"game": "cahoots", "players": 3, "time_control": {"move_ms": 60_000, "bank_ms": 0}})
+        r = await people[0].post(
+            "/api/v1/games", {"game": "cahoots", "players": 3, "time_control": {"move_ms": 60_000, "bank_ms": 0}}
+        )
         assert r.status_code == 201, r.text
         gid = r.json()["game_id"]
         assert r.json()["clock"] is None  # not started
@@ -140,8 +143,10 @@ def test_tournament_tables_pace_bots_only_where_people_sit():
     bots = HouseBots(Games(), delay_ms=0, people_delay_ms=700)
 
     def table(kinds, own=None):
-        seats = [SeatHolder(i, None if k == "bot" else f"p{i}", "random" if k == "bot" else None, k, k)
-                 for i, k in enumerate(kinds)]
+        seats = [
+            SeatHolder(i, None if k == "bot" else f"p{i}", "random" if k == "bot" else None, k, k)
+            for i, k in enumerate(kinds)
+        ]
         return Table(LobbyRecord("g", None, len(kinds), None, False, 1, "playing", None, seats, bot_delay_ms=own))
 
     assert bots.delay_for(table(["human", "bot", "bot"])) == 700

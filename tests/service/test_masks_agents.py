@@ -34,10 +34,15 @@ def stack(server_env, tmp_path_factory):
 
 
 async def _table(owner: ApiClient, agent: ApiClient, players: int, move_ms: int) -> str:
-    r = await owner.post("/api/v1/games", {
-        "game": GAME, "players": players, "options": {"stop_window_ms": WINDOW_MS},
-        "time_control": {"move_ms": move_ms, "bank_ms": 1000},
-    })
+    r = await owner.post(
+        "/api/v1/games",
+        {
+            "game": GAME,
+            "players": players,
+            "options": {"stop_window_ms": WINDOW_MS},
+            "time_control": {"move_ms": move_ms, "bank_ms": 1000},
+        },
+    )
     assert r.status_code == 201, r.text
     game_id = r.json()["game_id"]
     await agent.sit(game_id, 0)
@@ -60,7 +65,8 @@ async def _agent_turns(database_url: str, game_id: str) -> list[asyncpg.Record]:
     try:
         return await conn.fetch(
             "SELECT version, committed_ms, sent_ms, outcome, detail FROM agent_turns"
-            " WHERE game_id = $1::text::uuid AND seat = 0 ORDER BY version", game_id,
+            " WHERE game_id = $1::text::uuid AND seat = 0 ORDER BY version",
+            game_id,
         )
     finally:
         await conn.close()
@@ -146,8 +152,9 @@ async def test_a_pull_agent_gets_your_turn_when_it_may_place_and_your_chance_to_
             if not places:
                 return False
             action = places[0]
-        r = await agent.act(game_id, action, command_id=f"{game_id}:{info['version']}:{event}",
-                            expected_version=info["version"])
+        r = await agent.act(
+            game_id, action, command_id=f"{game_id}:{info['version']}:{event}", expected_version=info["version"]
+        )
         if r.status_code == 200:
             seen["placed" if action["type"] == "place" else "stopped"] += 1
         elif r.json()["code"] not in ("version_conflict", "already_called", "no_placement", "too_late"):

@@ -92,9 +92,7 @@ async def test_five_seats_race_to_stop_and_exactly_one_wins_each_time(server):
             tokens_before = list(before["tokens"])
 
             # Everyone calls Stop on it at once (the placer too, who may not).
-            replies = await asyncio.gather(
-                *(c.act(game_id, {"type": "stop", "placement": placement}) for c in clients)
-            )
+            replies = await asyncio.gather(*(c.act(game_id, {"type": "stop", "placement": placement}) for c in clients))
             codes = [r.status_code for r in replies]
             winners = [seat for seat, r in enumerate(replies) if r.status_code == 200]
             assert len(winners) == 1, [(r.status_code, r.text) for r in replies]
@@ -138,9 +136,9 @@ async def test_five_seats_race_to_stop_and_exactly_one_wins_each_time(server):
                     assert after["latest"]["called"] is True and after["can_stop"] is None
             # A late second call on the same placement changes nothing either.
             version = (await clients[0].game(game_id))["version"]
-            late = await clients[(placer + 1) % PLAYERS if (placer + 1) % PLAYERS != winner else (placer + 2) % PLAYERS].act(
-                game_id, {"type": "stop", "placement": placement}
-            )
+            late = await clients[
+                (placer + 1) % PLAYERS if (placer + 1) % PLAYERS != winner else (placer + 2) % PLAYERS
+            ].act(game_id, {"type": "stop", "placement": placement})
             assert late.status_code in (409, 422) and late.json()["code"] in ("already_called", "no_placement")
             assert (await clients[0].game(game_id))["version"] == version
 

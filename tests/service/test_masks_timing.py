@@ -38,7 +38,9 @@ async def _types(client: ApiClient, game_id: str) -> list[str]:
     return [e["event"]["type"] for e in r.json()["events"]]
 
 
-async def test_km5a_a_stop_after_the_last_cards_window_is_409_too_late_before_the_round_end_is_logged(server, server_env):
+async def test_km5a_a_stop_after_the_last_cards_window_is_409_too_late_before_the_round_end_is_logged(
+    server, server_env
+):
     """Process B takes every command and drives the table's timers; it is
     SIGSTOPped right after the deck's last card, so the round end is not
     logged. A Stop sent to process A after the window is refused 409
@@ -100,9 +102,7 @@ async def test_km5a_a_stop_after_the_last_cards_window_is_409_too_late_before_th
             os.kill(b.proc.pid, signal.SIGCONT)
             stopped = False
             # B, running again, logs the round end by its timer: the game goes on.
-            await _wait_for(
-                lambda: _has_more_round_ends(spectator_a, game_id, _round), what="the round end"
-            )
+            await _wait_for(lambda: _has_more_round_ends(spectator_a, game_id, _round), what="the round end")
             break
         assert checked == 1
         await spectator_a.close()
@@ -147,7 +147,9 @@ async def test_item19_the_placer_is_offered_place_only_after_the_window_and_its_
             assert early.status_code == 409 and early.json()["code"] == "too_early"
 
         def turns() -> list[dict]:
-            return [m["data"] for m in readers[nxt].messages if m.get("event") == "turn" and m["data"]["version"] == version]
+            return [
+                m["data"] for m in readers[nxt].messages if m.get("event") == "turn" and m["data"]["version"] == version
+            ]
 
         async def told_to_place():
             return [t for t in turns() if any(a["type"] == "place" for a in t["legal_actions"])]

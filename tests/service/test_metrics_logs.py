@@ -61,10 +61,25 @@ class LoggedServer(ServerProcess):
     def start(self) -> None:
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "--factory", "services.bootstrap:app_from_env",
-                 "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "info",
-                 "--http", "services.http.httpserver:GuardedHttpProtocol"],
-                cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                [
+                    sys.executable,
+                    "-m",
+                    "uvicorn",
+                    "--factory",
+                    "services.bootstrap:app_from_env",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                    "--log-level",
+                    "info",
+                    "--http",
+                    "services.http.httpserver:GuardedHttpProtocol",
+                ],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         wait_for(lambda: self._up(), 30, "the server")
 
@@ -131,7 +146,11 @@ async def test_metrics_move_with_play_and_log_lines_are_json_with_the_request_fi
         request_id = f"test-{uuid.uuid4().hex[:12]}"
         r = await mover.http.post(
             f"/api/v1/games/{game_id}/actions",
-            json={"action": info["legal_actions"][0], "command_id": uuid.uuid4().hex, "expected_version": info["version"]},
+            json={
+                "action": info["legal_actions"][0],
+                "command_id": uuid.uuid4().hex,
+                "expected_version": info["version"],
+            },
             headers={**mover.headers, "X-Request-ID": request_id},
         )
         assert r.status_code == 200, r.text
@@ -158,7 +177,9 @@ async def test_metrics_move_with_play_and_log_lines_are_json_with_the_request_fi
 
         # Log lines: JSON objects; the access line carries request id, game id and seat.
         lines = server.json_lines()
-        access = [line for line in lines if line.get("request_id") == request_id and line["logger"] == "hanamichi.access"]
+        access = [
+            line for line in lines if line.get("request_id") == request_id and line["logger"] == "hanamichi.access"
+        ]
         assert len(access) == 1, lines[-5:]
         line = access[0]
         assert line["game_id"] == game_id and line["seat"] == mover_seat
@@ -171,8 +192,14 @@ async def test_metrics_move_with_play_and_log_lines_are_json_with_the_request_fi
 
 
 def _api_processes_started(serve: Serve) -> bool:
-    processes = next((int(line.split()[1]) for line in serve.lines
-                      if line.startswith("hanamichi: ") and line.endswith(" API processes")), 1)
+    processes = next(
+        (
+            int(line.split()[1])
+            for line in serve.lines
+            if line.startswith("hanamichi: ") and line.endswith(" API processes")
+        ),
+        1,
+    )
     return sum("Application startup complete." in line for line in serve.lines) >= processes
 
 
@@ -224,6 +251,8 @@ def test_an_idle_worker_writes_nothing_and_serves_its_own_metrics(server_env, tm
         size = os.path.getsize(worker.log_path)
         wait_for(lambda: sweeps() >= first + 2, 20, "two more sweeps")
         assert os.path.getsize(worker.log_path) == size, "an idle worker logged:\n" + worker.tail(2000)
-        assert all(json.loads(line)["level"] for line in worker.log_path.read_text().splitlines() if line.startswith("{"))
+        assert all(
+            json.loads(line)["level"] for line in worker.log_path.read_text().splitlines() if line.startswith("{")
+        )
     finally:
         worker.stop()

@@ -26,8 +26,19 @@ from tests.service.agent_harness import AGENT_ENV, PullAgentProcess, push_agent,
 from tests.service.client import ApiClient, SseReader
 from tests.service.tcpgate import TcpGate
 from tests.service.tournament_play import (
-    GAME, TN, Person, agent_moves, assert_acks_logged, assert_every_event_once, deadline_moves, finished_games,
-    first_round_tables, get_json, open_tournament, tournament_finished, until,
+    GAME,
+    TN,
+    Person,
+    agent_moves,
+    assert_acks_logged,
+    assert_every_event_once,
+    deadline_moves,
+    finished_games,
+    first_round_tables,
+    get_json,
+    open_tournament,
+    tournament_finished,
+    until,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -58,6 +69,7 @@ class Balancer(TcpGate):
 async def test_the_balancer_passes_a_refused_backend_by_and_resets_when_none_answers():
     """The balancer is a TcpGate whose upstream connect picks the next live
     backend: bytes go through it both ways, and a client it cannot place is reset."""
+
     async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         while data := await reader.read(65536):
             writer.write(data)
@@ -90,9 +102,13 @@ async def _one_request_per_connection(client: ApiClient, origin: str | None = No
     """No keep-alive: every request is a new connection, so the balancer
     sends a person's consecutive requests to alternating processes."""
     old = client.http
-    client.http = httpx.AsyncClient(base_url=client.base_url, timeout=30, cookies=old.cookies,
-                                    headers={"Origin": origin} if origin else None,
-                                    limits=httpx.Limits(max_keepalive_connections=0))
+    client.http = httpx.AsyncClient(
+        base_url=client.base_url,
+        timeout=30,
+        cookies=old.cookies,
+        headers={"Origin": origin} if origin else None,
+        limits=httpx.Limits(max_keepalive_connections=0),
+    )
     await old.aclose()
     return client
 
@@ -130,8 +146,13 @@ async def _agent_streams(web: httpx.AsyncClient, base_url: str) -> int:
     """Open agent streams at this API process (its own figure: the test sets
     no PROMETHEUS_MULTIPROC_DIR)."""
     text = (await web.get(base_url + "/metrics")).text
-    return int(sum(float(line.split()[-1]) for line in text.splitlines()
-                   if line.startswith('hanamichi_sse_clients{kind="agent"}')))
+    return int(
+        sum(
+            float(line.split()[-1])
+            for line in text.splitlines()
+            if line.startswith('hanamichi_sse_clients{kind="agent"}')
+        )
+    )
 
 
 async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluster, database_url):
@@ -166,8 +187,10 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
 
         tid = await open_tournament(owner, people)
         # The signed-in person enters with the cookie at B (a write: CSRF token and Origin).
-        r = await web.post(f"{api_b.base_url}{TN}/{tid}/registrations",
-                           headers={"Origin": api_b.base_url, "X-CSRF-Token": web.cookies["hm_csrf"]})
+        r = await web.post(
+            f"{api_b.base_url}{TN}/{tid}/registrations",
+            headers={"Origin": api_b.base_url, "X-CSRF-Token": web.cookies["hm_csrf"]},
+        )
         assert r.status_code == 200, r.text
         for agent in (pull, push):
             r = await owner.post(f"/api/v1/agents/{agent['agent_id']}/tournaments/{tid}")
@@ -263,8 +286,10 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
         # Spectators of round 1 saw every event once, in order, across the kill.
         for reader, table in zip(readers, tables):
             await assert_every_event_once(reader, finals[table["game_id"]])
-        print(f"\nkilled API process {'A' if victim is api_a else 'B'}; "
-              f"spectator count settled {settled_s:.1f} s after the kill")
+        print(
+            f"\nkilled API process {'A' if victim is api_a else 'B'}; "
+            f"spectator count settled {settled_s:.1f} s after the kill"
+        )
     finally:
         for reader in readers:
             await reader.stop()

@@ -54,8 +54,14 @@ def test_every_answer_matches_the_openapi_document(api_schema, token):
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
 
             @given(case=operation.as_strategy(generation_mode=mode))
-            @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
-                      derandomize=True, database=None, phases=[Phase.explicit, Phase.generate])
+            @settings(
+                max_examples=EXAMPLES,
+                deadline=None,
+                suppress_health_check=list(HealthCheck),
+                derandomize=True,
+                database=None,
+                phases=[Phase.explicit, Phase.generate],
+            )
             def run(case):
                 case.call_and_validate(headers=headers, checks=CHECKS, timeout=10)
 
@@ -72,7 +78,9 @@ def test_every_answer_matches_the_openapi_document(api_schema, token):
 def test_the_document_declares_the_real_errors_and_bearer_auth(server):
     doc = httpx.get(f"{server.base_url}/schema/openapi.json").json()
     assert doc["components"]["securitySchemes"]["bearer"] == {
-        **doc["components"]["securitySchemes"]["bearer"], "type": "http", "scheme": "bearer",
+        **doc["components"]["securitySchemes"]["bearer"],
+        "type": "http",
+        "scheme": "bearer",
     }
     error = doc["components"]["schemas"]["ErrorBody"]
     assert {"code", "message"} <= set(error["required"])
@@ -81,7 +89,9 @@ def test_the_document_declares_the_real_errors_and_bearer_auth(server):
             continue
         for method, op in item.items():
             where = f"{method.upper()} {path}"
-            assert not any(p["in"] == "header" and p["name"].lower() == "authorization" for p in op.get("parameters", [])), where
+            assert not any(
+                p["in"] == "header" and p["name"].lower() == "authorization" for p in op.get("parameters", [])
+            ), where
             for status in ("400", "429", "503"):
                 assert op["responses"][status]["content"]["application/json"]["schema"] == {
                     "$ref": "#/components/schemas/ErrorBody"

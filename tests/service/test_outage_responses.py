@@ -82,7 +82,9 @@ async def gated(server_env, database_url, redis_url):
     pg_target = _gate_target(database_url, 5432)
     redis_target = _gate_target(redis_url, 6379)
     pg, redis = TcpGate(pg_target, free_test_port()).start(), TcpGate(redis_target, free_test_port()).start()
-    env = dict(server_env, DATABASE_URL=_pg_through(database_url, pg.port), REDIS_URL=_redis_through(redis_url, redis.port))
+    env = dict(
+        server_env, DATABASE_URL=_pg_through(database_url, pg.port), REDIS_URL=_redis_through(redis_url, redis.port)
+    )
     server = ServerProcess(free_test_port(), env)
     await asyncio.to_thread(server.start)
     try:
@@ -166,7 +168,10 @@ async def test_redis_down_leaves_the_routes_working_and_ready_says_so(gated):
         mover = people[info["to_act"][0]]
         r = await mover.act(game_id, (await mover.game(game_id))["legal_actions"][0])
         assert r.status_code == 200, r.text
-        r = await people[0].post("/api/v1/tournaments", {"game": "kabuki-tricks", "start_ms": int(time.time() * 1000) + 3_600_000, "rounds": 1, "table_size": 4})
+        r = await people[0].post(
+            "/api/v1/tournaments",
+            {"game": "kabuki-tricks", "start_ms": int(time.time() * 1000) + 3_600_000, "rounds": 1, "table_size": 4},
+        )
         assert r.status_code in (201, 503), r.text  # scheduling may need Redis: then a 503, never a 500
         if r.status_code == 503:
             _unavailable(r, "tournament")

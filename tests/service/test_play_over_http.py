@@ -61,7 +61,9 @@ async def test_spectator_stream_during_play_shows_no_hand(server):
     spectator = SseReader(server.base_url, game_id).start()
     seat0 = SseReader(server.base_url, game_id, token=clients[0].token).start()
     # Play part of the game, then read the streams while it is still running.
-    await asyncio.gather(*(play_randomly(c, game_id, random.Random(10 + i), until_version=40) for i, c in enumerate(clients)))
+    await asyncio.gather(
+        *(play_randomly(c, game_id, random.Random(10 + i), until_version=40) for i, c in enumerate(clients))
+    )
     await asyncio.sleep(0.5)
     hands = [set((await c.game(game_id))["view"]["hand"]) for c in clients]
     assert all(hands), "every seat holds cards mid-round"
@@ -154,9 +156,19 @@ async def test_openapi_lists_the_public_routes(server):
     r = await ApiClient(server.base_url).get("/schema/openapi.json")
     assert r.status_code == 200
     paths = r.json()["paths"]
-    for route in ("/api/v1/players", "/api/v1/games", "/api/v1/games/{game_id}/actions",
-                  "/api/v1/games/{game_id}/stream", "/api/v1/games/{game_id}/replay", "/api/v1/games/{game_id}/export",
-                  "/api/v1/tournaments", "/api/v1/leaderboards/{game}", "/api/v1/agents", "/health", "/ready"):
+    for route in (
+        "/api/v1/players",
+        "/api/v1/games",
+        "/api/v1/games/{game_id}/actions",
+        "/api/v1/games/{game_id}/stream",
+        "/api/v1/games/{game_id}/replay",
+        "/api/v1/games/{game_id}/export",
+        "/api/v1/tournaments",
+        "/api/v1/leaderboards/{game}",
+        "/api/v1/agents",
+        "/health",
+        "/ready",
+    ):
         assert route in paths, route
     assert "post" in paths["/api/v1/games/{game_id}/actions"]
 

@@ -37,7 +37,11 @@ async def wait_finished(client: ApiClient, game_id: str, timeout_s: float = 60) 
 
 def run_verify(path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "services.cli", "verify", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=60,
+        [sys.executable, "-m", "services.cli", "verify", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 

@@ -29,15 +29,24 @@ async def test_a_pull_agent_pays_from_its_bank_then_times_out(server, server_env
     worker = WorkerProcess(server_env, tmp_path / "worker.log").start()
     try:
         owner = await ApiClient.register(server.base_url, "author")
-        r = await owner.post("/api/v1/agents", {"name": "bank-puller", "games": ["kabuki-tricks"], "mode": "pull"})  # names are unique; test_multiprocess has "puller"
+        r = await owner.post(
+            "/api/v1/agents", {"name": "bank-puller", "games": ["kabuki-tricks"], "mode": "pull"}
+        )  # names are unique; test_multiprocess has "puller"
         assert r.status_code == 201, r.text
         agent = ApiClient(server.base_url, token=r.json()["token"])
-        r = await owner.post("/api/v1/games", {
-            "game": "kabuki-tricks", "players": 4, "time_control": {"move_ms": 1000, "bank_ms": 1000},
-        })
+        r = await owner.post(
+            "/api/v1/games",
+            {
+                "game": "kabuki-tricks",
+                "players": 4,
+                "time_control": {"move_ms": 1000, "bank_ms": 1000},
+            },
+        )
         game_id = r.json()["game_id"]
         for seat in (1, 2, 3):
-            assert (await owner.post(f"/api/v1/games/{game_id}/bots", {"seat": seat, "bot": "random"})).status_code == 200
+            assert (
+                await owner.post(f"/api/v1/games/{game_id}/bots", {"seat": seat, "bot": "random"})
+            ).status_code == 200
         await agent.sit(game_id, 0)
 
         # Turn 1: 1.6 s, 600 ms over the move's limit: taken from the bank.
@@ -55,14 +64,17 @@ async def test_a_pull_agent_pays_from_its_bank_then_times_out(server, server_env
 
         events = (await agent.get(f"/api/v1/games/{game_id}/events", after=0)).json()["events"]
         played = [e for e in events if e["event"]["type"] == "hm.move_played_for_seat"]
-        assert [(e["event"]["seat"], e["event"]["reason"], e["event"]["strikes"]) for e in played][:1] == [(0, "timeout", 1)]
+        assert [(e["event"]["seat"], e["event"]["reason"], e["event"]["strikes"]) for e in played][:1] == [
+            (0, "timeout", 1)
+        ]
         assert played[0]["version"] > second["version"]  # nothing was played for turn 1
 
         conn = await asyncpg.connect(database_url)
         try:
             rows = await conn.fetch(
                 "SELECT version, outcome, overdraft_ms FROM agent_turns WHERE game_id = $1::text::uuid AND seat = 0"
-                " ORDER BY version", game_id,
+                " ORDER BY version",
+                game_id,
             )
         finally:
             await conn.close()

@@ -19,7 +19,6 @@ from tests.service.agent_harness import wait_for
 from tests.service.client import ApiClient
 
 
-
 def test_a_keepalive_is_a_comment_line_and_nothing_else():
     assert KEEPALIVE.encode() == b": keepalive\r\n\r\n"
 
@@ -72,7 +71,10 @@ async def test_the_pull_protocol_as_documented(server, server_env, tmp_path):
         # and your_turn carries the seat's clock.
         slow = await _table(owner, agent, 10_000)
         lines = await _read_stream(
-            server.base_url, agent.token, lambda ls: ("", "keepalive") in ls and any(v == "your_turn" for _, v in ls), 15
+            server.base_url,
+            agent.token,
+            lambda ls: ("", "keepalive") in ls and any(v == "your_turn" for _, v in ls),
+            15,
         )
         assert not [v for f, v in lines if f == "data" and not v], "an empty data line"
         data = [json.loads(v) for f, v in lines if f == "data"]
@@ -85,7 +87,11 @@ async def test_the_pull_protocol_as_documented(server, server_env, tmp_path):
         while not await _strikes(owner, game_id):
             info = await agent.game(game_id)
             if info["legal_actions"]:
-                wrong = {"type": "deal"} if {"type": "deal"} not in info["legal_actions"] else {"type": "play", "card": 9999}
+                wrong = (
+                    {"type": "deal"}
+                    if {"type": "deal"} not in info["legal_actions"]
+                    else {"type": "play", "card": 9999}
+                )
                 r = await agent.act(game_id, wrong)
                 if r.status_code == 422:
                     refused = r.json()["code"]

@@ -19,8 +19,9 @@ async def test_worker_logs_start_summary_stop_not_each_job(server_env, tmp_path_
     try:
         owner = await ApiClient.register(stack.base_url, "quiet author")
         agent, process = await push_agent(owner, "good")
-        r = await owner.post(f"/api/v1/agents/{agent['agent_id']}/sparring",
-                             {"game": "kabuki-tricks", "games": 2, "players": 3})
+        r = await owner.post(
+            f"/api/v1/agents/{agent['agent_id']}/sparring", {"game": "kabuki-tricks", "games": 2, "players": 3}
+        )
         assert r.status_code == 201, r.text
         sid = r.json()["sparring_id"]
 

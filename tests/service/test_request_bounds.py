@@ -105,9 +105,12 @@ async def test_game_numbers_out_of_range_are_refused_and_change_nothing(server, 
     r = await host.post("/api/v1/games", {"game": GAME, "players": 4, "time_control": {"move_ms": 500}})
     _refused(r, 422, "time_control_too_short")
     _refused(await host.post(f"/api/v1/games/{game_id}/seats", {"seat": 10**6}), 400, "bad_request", "seat")
-    _refused(await host.post(f"/api/v1/games/{game_id}/bots", {"seat": -1, "bot": "random"}), 400, "bad_request", "seat")
-    r = await host.post(f"/api/v1/games/{game_id}/actions",
-                        {"action": {"type": "deal"}, "command_id": "x1", "expected_version": 10**30})
+    _refused(
+        await host.post(f"/api/v1/games/{game_id}/bots", {"seat": -1, "bot": "random"}), 400, "bad_request", "seat"
+    )
+    r = await host.post(
+        f"/api/v1/games/{game_id}/actions", {"action": {"type": "deal"}, "command_id": "x1", "expected_version": 10**30}
+    )
     _refused(r, 400, "bad_request", "expected_version")
     _refused(await host.get(f"/api/v1/games/{game_id}/events", after=10**12), 400, "bad_request", "after")
     _refused(await host.get(f"/api/v1/games/{game_id}/replay", at=0, seat=10**6), 400, "bad_request", "seat")

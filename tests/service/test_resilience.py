@@ -225,7 +225,9 @@ async def test_a_server_without_redis_accepts_actions_and_streams_from_postgres(
     try:
         proc.start()
     except RuntimeError as exc:
-        pytest.fail(f"the API does not start while Redis is unreachable ({exc}); Redis is meant to be only the fast path")
+        pytest.fail(
+            f"the API does not start while Redis is unreachable ({exc}); Redis is meant to be only the fast path"
+        )
     clients: list[ApiClient] = []
     readers: list[SseReader] = []
     try:
@@ -278,8 +280,10 @@ async def test_a_second_process_that_missed_the_notices_still_serves_fresh_reads
         on_b = ApiClient(b.base_url, token=clients[0].token)
         first = await on_b.game(game_id)  # B caches the table now
         await asyncio.gather(
-            *(play_randomly(c, game_id, random.Random(600 + i), until_version=first["version"] + 12)
-              for i, c in enumerate(clients))
+            *(
+                play_randomly(c, game_id, random.Random(600 + i), until_version=first["version"] + 12)
+                for i, c in enumerate(clients)
+            )
         )
         truth = (await clients[0].get(f"/api/v1/games/{game_id}/events", after=0)).json()
         assert truth["version"] >= first["version"] + 12

@@ -79,8 +79,12 @@ class Serve:
         self.base_url = f"http://127.0.0.1:{port}"
         self.lines: list[str] = []
         self.proc = subprocess.Popen(
-            [*command, "serve", "--port", str(port), *args], cwd=cwd, env=env,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            [*command, "serve", "--port", str(port), *args],
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -208,7 +212,10 @@ def test_serve_starts_embedded_servers_stops_them_and_keeps_the_data(tmp_path):
 
 def _stop_leftovers(data_dir: Path) -> None:
     """After a failed run: stop servers a killed `serve` left behind."""
-    for path, sig in ((data_dir / "postgres" / "postmaster.pid", signal.SIGINT), (data_dir / "redis" / "redis.pid", signal.SIGTERM)):
+    for path, sig in (
+        (data_dir / "postgres" / "postmaster.pid", signal.SIGINT),
+        (data_dir / "redis" / "redis.pid", signal.SIGTERM),
+    ):
         try:
             os.kill(int(path.read_text().split()[0]), sig)  # SIGINT: PostgreSQL's fast shutdown
         except (OSError, ValueError, IndexError):
@@ -295,15 +302,22 @@ def test_sigterm_ends_every_stream_and_exits_within_5_s_and_a_dead_worker_is_res
         http = httpx.Client(base_url=serve.base_url, timeout=10)
         token = http.post("/api/v1/players", json={"name": "mika"}).json()["token"]
         auth = {"Authorization": f"Bearer {token}"}
-        game_id = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": 3}, headers=auth).json()["game_id"]
+        game_id = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": 3}, headers=auth).json()[
+            "game_id"
+        ]
         assert http.post(f"/api/v1/games/{game_id}/seats", json={"seat": 0}, headers=auth).status_code == 200
-        agent = http.post("/api/v1/agents", json={"name": "puller", "games": ["kabuki-tricks"], "mode": "pull"}, headers=auth)
+        agent = http.post(
+            "/api/v1/agents", json={"name": "puller", "games": ["kabuki-tricks"], "mode": "pull"}, headers=auth
+        )
         assert agent.status_code == 201, agent.text
         http.close()
         stream_url = f"{serve.base_url}/api/v1/games/{game_id}/stream"
         watches = [
-            StreamWatch(stream_url), StreamWatch(stream_url, auth),
-            StreamWatch(f"{serve.base_url}/api/v1/agents/me/stream", {"Authorization": f"Bearer {agent.json()['token']}"}),
+            StreamWatch(stream_url),
+            StreamWatch(stream_url, auth),
+            StreamWatch(
+                f"{serve.base_url}/api/v1/agents/me/stream", {"Authorization": f"Bearer {agent.json()['token']}"}
+            ),
         ]
         for watch in watches:
             watch.start()
@@ -379,7 +393,9 @@ def test_serve_processes_runs_n_api_processes_on_one_port_and_replaces_a_killed_
     try:
         serve.wait_ready(60)  # each API process imports everything anew (spawn): slow on a loaded machine
         assert "2 API processes" in serve.output
-        first = _wait(lambda: (lambda pids: pids if len(pids) == 2 else None)(_api_pids(serve)), 15, "two API processes")
+        first = _wait(
+            lambda: (lambda pids: pids if len(pids) == 2 else None)(_api_pids(serve)), 15, "two API processes"
+        )
         _worker_pid(serve)  # and the supervised worker beside them
 
         # One is SIGKILLed: uvicorn starts another, and the port keeps answering.
@@ -393,10 +409,15 @@ def test_serve_processes_runs_n_api_processes_on_one_port_and_replaces_a_killed_
             tokens = [http.post("/api/v1/players", json={"name": f"proc{n}"}).json()["token"] for n in range(2)]
         auths = [{"Authorization": f"Bearer {t}"} for t in tokens]
         with httpx.Client(base_url=serve.base_url, timeout=10) as http:
-            game_id = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": 2}, headers=auths[0]).json()["game_id"]
+            game_id = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": 2}, headers=auths[0]).json()[
+                "game_id"
+            ]
         for seat in range(2):
             with httpx.Client(base_url=serve.base_url, timeout=10) as http:
-                assert http.post(f"/api/v1/games/{game_id}/seats", json={"seat": seat}, headers=auths[seat]).status_code == 200
+                assert (
+                    http.post(f"/api/v1/games/{game_id}/seats", json={"seat": seat}, headers=auths[seat]).status_code
+                    == 200
+                )
         for move in range(6):
             with httpx.Client(base_url=serve.base_url, timeout=10) as http:  # a new connection: either process
                 info = http.get(f"/api/v1/games/{game_id}", headers=auths[0]).json()
@@ -404,8 +425,11 @@ def test_serve_processes_runs_n_api_processes_on_one_port_and_replaces_a_killed_
             with httpx.Client(base_url=serve.base_url, timeout=10) as http:
                 view = http.get(f"/api/v1/games/{game_id}", headers=auths[seat]).json()
                 assert view["version"] == info["version"]
-                r = http.post(f"/api/v1/games/{game_id}/actions", headers=auths[seat], json={
-                    "action": view["legal_actions"][0], "command_id": f"c{move}"})  # no expected_version
+                r = http.post(
+                    f"/api/v1/games/{game_id}/actions",
+                    headers=auths[seat],
+                    json={"action": view["legal_actions"][0], "command_id": f"c{move}"},
+                )  # no expected_version
                 assert r.status_code == 200, r.text
 
         api = _api_pids(serve)

@@ -20,8 +20,13 @@ def test_the_bare_playout_plays_every_trick_of_every_round():
 
 
 def test_calibrate_reports_every_game_against_the_bare_playout():
-    out = subprocess.run([sys.executable, "-m", "services.cli", "simulate", "--calibrate", "--seconds", "0.05", "--json"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "services.cli", "simulate", "--calibrate", "--seconds", "0.05", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["bare_kabuki_tricks_per_s"] > 0

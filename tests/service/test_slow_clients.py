@@ -71,8 +71,10 @@ async def test_incomplete_requests_time_out_with_408(guarded):
     writer.close()
     # A body shorter than its Content-Length.
     reader, writer = await _connect(guarded)
-    writer.write(b"POST /api/v1/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                 b"Content-Length: 100\r\n\r\n{\"name\": ")
+    writer.write(
+        b"POST /api/v1/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b'Content-Length: 100\r\n\r\n{"name": '
+    )
     await writer.drain()
     took, got = await _closed_after(reader, 10)
     assert took < TIMEOUT_S + 3, took
@@ -105,10 +107,12 @@ async def test_idle_keep_alive_closes_and_a_stream_stays_open(guarded):
             moved = await mover.act(game_id, (await mover.game(game_id))["legal_actions"][0])
             assert moved.status_code == 200, moved.text
             version = moved.json()["version"]
+
             async def until_version():
                 async for line in lines:
                     if line == f"id: {version}":
                         return
+
             await asyncio.wait_for(until_version(), 10)
     finally:
         for p in people:
@@ -127,8 +131,10 @@ def capped(server_env):
 async def _request(server, forwarded: str, path: str = "/health", close: bool = False):
     """A request as a proxy on 127.0.0.1 sends it for `forwarded`."""
     reader, writer = await _connect(server)
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {forwarded}\r\n"
-                 f"{'Connection: close' + chr(13) + chr(10) if close else ''}\r\n".encode())
+    writer.write(
+        f"GET {path} HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {forwarded}\r\n"
+        f"{'Connection: close' + chr(13) + chr(10) if close else ''}\r\n".encode()
+    )
     await writer.drain()
     return reader, writer
 

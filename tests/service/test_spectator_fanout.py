@@ -27,9 +27,14 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 @pytest.fixture(scope="module")
 def small_buffer_server(server_env):
     # A tiny per-connection bound, so a stalled reader passes it within one game.
-    proc = ServerProcess(free_test_port(), dict(
-        server_env, HANAMICHI_SSE_SPECTATOR_BUFFER_BYTES="1024", HANAMICHI_SSE_SPECTATOR_SNDBUF="4096",
-    ))
+    proc = ServerProcess(
+        free_test_port(),
+        dict(
+            server_env,
+            HANAMICHI_SSE_SPECTATOR_BUFFER_BYTES="1024",
+            HANAMICHI_SSE_SPECTATOR_SNDBUF="4096",
+        ),
+    )
     proc.start()
     yield proc
     proc.stop()
@@ -61,8 +66,11 @@ def _read_to_close(s: socket.socket, timeout: float) -> bytes:
 
 async def _cut_count(base_url: str) -> float:
     text = httpx.get(base_url + "/metrics").text
-    return sum(float(line.split()[-1]) for line in text.splitlines()
-               if line.startswith('hanamichi_sse_cut_total{reason="slow_reader"}'))
+    return sum(
+        float(line.split()[-1])
+        for line in text.splitlines()
+        if line.startswith('hanamichi_sse_cut_total{reason="slow_reader"}')
+    )
 
 
 async def test_spectators_get_the_public_view_and_a_stalled_one_is_cut(small_buffer_server):

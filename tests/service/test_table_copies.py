@@ -15,8 +15,8 @@ import uuid
 
 import pytest
 
-from services.config import Settings
 from services.bootstrap import Runtime
+from services.config import Settings
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -52,10 +52,19 @@ async def test_a_result_reads_the_tournament_stream_once(database_url, redis_url
         tag = uuid.uuid4().hex[:8]
         people = [(await runtime.players.register(f"reads-{tag}-{n}"))[0] for n in range(2)]
         start_ms = int(time.time() * 1000) + 1500
-        loaded = await runtime.tournaments.create(None, {
-            "game": "kabuki-tricks", "start_ms": start_ms, "table_size": 4, "format": "swiss",
-            "rounds": 1, "bots": "fill", "fill_to": 8, "ranked": False,
-        })
+        loaded = await runtime.tournaments.create(
+            None,
+            {
+                "game": "kabuki-tricks",
+                "start_ms": start_ms,
+                "table_size": 4,
+                "format": "swiss",
+                "rounds": 1,
+                "bots": "fill",
+                "fill_to": 8,
+                "ranked": False,
+            },
+        )
         tid = loaded.tournament_id
         for person in people:
             await runtime.tournaments.register(person, tid)
@@ -78,6 +87,9 @@ async def test_a_result_reads_the_tournament_stream_once(database_url, redis_url
         assert (await runtime.tournaments.reconcile())["recorded"] >= 1
         assert reads[0] == 1, f"{reads[0]} reads of the tournament stream in one sweep"
         assert (await runtime.tournaments.load(tid)).state.status == "finished"
-        assert await runtime.pool.fetchval("SELECT status FROM tournaments WHERE tournament_id = $1::text::uuid", tid) == "finished"
+        assert (
+            await runtime.pool.fetchval("SELECT status FROM tournaments WHERE tournament_id = $1::text::uuid", tid)
+            == "finished"
+        )
     finally:
         await runtime.close()

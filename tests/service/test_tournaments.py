@@ -141,8 +141,9 @@ async def play_table(client: ApiClient, game_id: str, behaviour: Behaviour, rng:
         assert r.status_code in (200, 409), r.text
 
 
-async def entrant(client: ApiClient, tournament_id: str, behaviour: Behaviour, rng: random.Random,
-                  tables: list[tuple[int, str]]) -> None:
+async def entrant(
+    client: ApiClient, tournament_id: str, behaviour: Behaviour, rng: random.Random, tables: list[tuple[int, str]]
+) -> None:
     """Follow the tournament: at each new round find our table, play it
     (unless absent), until the tournament is over."""
     done = 0
@@ -209,8 +210,14 @@ async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_fi
     organiser = await ApiClient.register(server.base_url, "organiser")
     humans = [await ApiClient.register(server.base_url, f"entrant{i}") for i in range(10)]
     summary = await create_tournament(
-        organiser, start_ms=now_ms() + 2500, rounds=3, bots="fill", fill_to=16, max_entrants=16,
-        ranked=True, time_control={"move_ms": move_ms, "bank_ms": 0},
+        organiser,
+        start_ms=now_ms() + 2500,
+        rounds=3,
+        bots="fill",
+        fill_to=16,
+        max_entrants=16,
+        ranked=True,
+        time_control={"move_ms": move_ms, "bank_ms": 0},
     )
     tid = summary["tournament_id"]
     assert summary["status"] == "registering"
@@ -222,7 +229,11 @@ async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_fi
 
     slow = Behaviour(delay=(0.01, 0.06))
     behaviours = [
-        slow, slow, slow, slow, slow,
+        slow,
+        slow,
+        slow,
+        slow,
+        slow,
         Behaviour(delay=(0.01, 0.04), hesitate_every=6, hesitate_s=(move_ms + 250) / 1000),  # late now and then
         Behaviour(delay=(0.01, 0.04), hesitate_every=7, hesitate_s=(move_ms + 250) / 1000),
         Behaviour(delay=(0.01, 0.06), absent_rounds=frozenset({1})),
@@ -231,14 +242,14 @@ async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_fi
     ]
     tables: dict[str, list[tuple[int, str]]] = {c.player_id: [] for c in humans}
     started = time.monotonic()
-    players = asyncio.gather(*(
-        entrant(c, tid, b, random.Random(i), tables[c.player_id]) for i, (c, b) in enumerate(zip(humans, behaviours))
-    ))
+    players = asyncio.gather(
+        *(entrant(c, tid, b, random.Random(i), tables[c.player_id]) for i, (c, b) in enumerate(zip(humans, behaviours)))
+    )
     try:
         # About 40-80 s here (absent seats wait out 1 s deadlines); a loaded CI
         # machine may be 3x slower.
         await asyncio.wait_for(players, 240)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise AssertionError(
             f"the tournament did not finish: {await get_json(organiser, f'{TN}/{tid}')}\n{worker.tail()}"
         ) from None
@@ -295,7 +306,9 @@ async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_fi
     # with the reason; a seat goes to a house bot after 3 such moves in a row.
     human_ids = {c.player_id for c in humans}
     absent_games = {
-        (game_id, pid) for pid, played in tables.items() for (n, game_id) in played
+        (game_id, pid)
+        for pid, played in tables.items()
+        for (n, game_id) in played
         if n in behaviours[[c.player_id for c in humans].index(pid)].absent_rounds
     }
     assert len(absent_games) == 4
@@ -328,7 +341,9 @@ async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_fi
                     nxt = by_version.get(first + 1, {})
                     if nxt.get("type") == "hm.seat_handed_to_bot":
                         assert nxt["seat"] == seat and nxt["bot"] == "heuristic"
-                        assert run[seat] == STRIKE_LIMIT, f"{game_id} seat {seat} handed over after {run[seat]} in a row"
+                        assert run[seat] == STRIKE_LIMIT, (
+                            f"{game_id} seat {seat} handed over after {run[seat]} in a row"
+                        )
                         handed.add((game_id, table["seats"][seat]))
                     else:
                         assert run[seat] < STRIKE_LIMIT, f"{game_id} seat {seat}: {run[seat]} in a row, not handed over"
@@ -341,7 +356,7 @@ async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_fi
             for h in handovers:
                 assert info["seats"][h["seat"]]["bot"] == "heuristic"
     # Every absent human's table went to a bot; nobody else's did unless the log says so (checked above).
-    assert absent_games <= handed, (absent_games - handed)
+    assert absent_games <= handed, absent_games - handed
     assert timeouts >= 3 * len(absent_games)
     print(f"\nswiss: 12 games in {elapsed:.1f}s, {timeouts} moves played on timeout, {len(handed)} seats handed over")
 
@@ -355,17 +370,27 @@ async def test_worker_sigkilled_mid_round_restarts_and_the_tournament_finishes_e
     worker = workers(HANAMICHI_BOT_DELAY_MS="15")
     organiser = await ApiClient.register(server.base_url, "organiser-kill")
     humans = [await ApiClient.register(server.base_url, f"killer{i}") for i in range(2)]
-    tid = (await create_tournament(
-        organiser, start_ms=now_ms() + 2000, rounds=rounds, bots="fill", fill_to=12, max_entrants=12,
-        ranked=True, time_control={"move_ms": 10_000, "bank_ms": 0},
-    ))["tournament_id"]
+    tid = (
+        await create_tournament(
+            organiser,
+            start_ms=now_ms() + 2000,
+            rounds=rounds,
+            bots="fill",
+            fill_to=12,
+            max_entrants=12,
+            ranked=True,
+            time_control={"move_ms": 10_000, "bank_ms": 0},
+        )
+    )["tournament_id"]
     for client in humans:
         assert (await register(client, tid)).status_code == 200
     seen: dict[str, list] = {c.player_id: [] for c in humans}
-    players = asyncio.gather(*(
-        entrant(c, tid, Behaviour(delay=(0.0, 0.01)), random.Random(50 + i), seen[c.player_id])
-        for i, c in enumerate(humans)
-    ))
+    players = asyncio.gather(
+        *(
+            entrant(c, tid, Behaviour(delay=(0.0, 0.01)), random.Random(50 + i), seen[c.player_id])
+            for i, c in enumerate(humans)
+        )
+    )
     try:
         # Mid-round: round 2 is paired and its tables are being played.
         async def round_two_under_way():
@@ -375,14 +400,16 @@ async def test_worker_sigkilled_mid_round_restarts_and_the_tournament_finishes_e
             assert summary["round"] == 2, "round 2 went by before the kill"
             versions = await db.fetchval(
                 "SELECT min(s.version) FROM streams s JOIN games g ON s.stream_id = g.game_id::text"
-                " WHERE g.tournament_id = $1 AND g.status = 'playing'", tid,
+                " WHERE g.tournament_id = $1 AND g.status = 'playing'",
+                tid,
             )
             return versions is not None and versions >= 15
 
         await until(round_two_under_way, 40, "round 2 under way", every=0.05, worker=worker)
         worker.kill()
         recorded_at_kill = sum(
-            1 for e in (await get_json(organiser, f"{TN}/{tid}/events"))["events"]
+            1
+            for e in (await get_json(organiser, f"{TN}/{tid}/events"))["events"]
             if e["event"]["type"] == "tn.table_finished"
         )
         # Tables of bots only: nobody but a worker plays them, so they wait.
@@ -416,11 +443,14 @@ async def test_worker_sigkilled_mid_round_restarts_and_the_tournament_finishes_e
     assert sorted(r["id"] for r in rows) == sorted(game_ids)
     assert {r["status"] for r in rows} == {"finished"}
     for game_id in game_ids:
-        types = [r["type"] for r in await db.fetch(
-            "SELECT type FROM events WHERE stream_id = $1 ORDER BY version", game_id)]
+        types = [
+            r["type"] for r in await db.fetch("SELECT type FROM events WHERE stream_id = $1 ORDER BY version", game_id)
+        ]
         assert types.count("hm.game_finished") == 1 and types[-1] == "hm.game_finished", game_id
-        versions = [r["version"] for r in await db.fetch(
-            "SELECT version FROM events WHERE stream_id = $1 ORDER BY version", game_id)]
+        versions = [
+            r["version"]
+            for r in await db.fetch("SELECT version FROM events WHERE stream_id = $1 ORDER BY version", game_id)
+        ]
         assert versions == list(range(1, len(versions) + 1))
         assert await db.fetchval("SELECT count(*) FROM seats WHERE game_id = $1::text::uuid", game_id) == 4
 
@@ -445,7 +475,8 @@ async def test_worker_sigkilled_mid_round_restarts_and_the_tournament_finishes_e
     standings = await get_json(organiser, f"{TN}/{tid}/standings")
     assert len(standings["standings"]) == 12
     assert sum(r["points"] for r in standings["standings"]) == pytest.approx(
-        rounds * tables_per_round * sum(default_points(4)))
+        rounds * tables_per_round * sum(default_points(4))
+    )
 
 
 async def _is_finished(client: ApiClient, tid: str) -> bool:
@@ -477,16 +508,27 @@ async def test_ratings_rebuilt_from_the_log_equal_the_stored_ones(server, server
     worker = workers()
     organiser = await ApiClient.register(server.base_url, "organiser-ratings")
     humans = [await ApiClient.register(server.base_url, f"rated{i}") for i in range(2)]
-    tid = (await create_tournament(
-        organiser, start_ms=now_ms() + 1500, rounds=2, bots="fill", fill_to=4, max_entrants=4,
-        ranked=True, time_control={"move_ms": 10_000, "bank_ms": 0},
-    ))["tournament_id"]
+    tid = (
+        await create_tournament(
+            organiser,
+            start_ms=now_ms() + 1500,
+            rounds=2,
+            bots="fill",
+            fill_to=4,
+            max_entrants=4,
+            ranked=True,
+            time_control={"move_ms": 10_000, "bank_ms": 0},
+        )
+    )["tournament_id"]
     for client in humans:
         assert (await register(client, tid)).status_code == 200
     seen: dict[str, list] = {c.player_id: [] for c in humans}
-    await asyncio.wait_for(asyncio.gather(*(
-        entrant(c, tid, Behaviour(), random.Random(70 + i), seen[c.player_id]) for i, c in enumerate(humans)
-    )), 60)
+    await asyncio.wait_for(
+        asyncio.gather(
+            *(entrant(c, tid, Behaviour(), random.Random(70 + i), seen[c.player_id]) for i, c in enumerate(humans))
+        ),
+        60,
+    )
     assert await tournament_status(organiser, tid) == "finished"
     game_ids = [t["game_id"] for r in (await rounds_of(organiser, tid, 2)).values() for t in r["tables"]]
 
@@ -575,12 +617,19 @@ async def test_registration_and_withdrawal_rules_over_http(server, workers):
         assert isinstance(r.json().get("code"), str) and r.json()["code"], r.text
         if code:
             assert r.json()["code"] == code, (body, r.text)
-    r = await organiser.http.post(TN, content=b"[1, 2", headers={**organiser.headers, "Content-Type": "application/json"})
+    r = await organiser.http.post(
+        TN, content=b"[1, 2", headers={**organiser.headers, "Content-Type": "application/json"}
+    )
     assert r.status_code == 400 and r.json()["code"], r.text
 
     # Unknown tournaments: 404 for reads and for registration.
     for missing in (str(uuid.uuid4()), "not-a-uuid"):
-        for path in (f"{TN}/{missing}", f"{TN}/{missing}/standings", f"{TN}/{missing}/events", f"{TN}/{missing}/rounds/1"):
+        for path in (
+            f"{TN}/{missing}",
+            f"{TN}/{missing}/standings",
+            f"{TN}/{missing}/events",
+            f"{TN}/{missing}/rounds/1",
+        ):
             r = await organiser.get(path)
             assert r.status_code == 404 and r.json()["code"] == "tournament_not_found", (path, r.text)
         r = await register(alice, missing)
@@ -588,10 +637,18 @@ async def test_registration_and_withdrawal_rules_over_http(server, workers):
         r = await withdraw(alice, missing)
         assert r.status_code == 404 and r.json()["code"] == "tournament_not_found", r.text
 
-    tid = (await create_tournament(
-        organiser, start_ms=now_ms() + 2500, rounds=1, bots="fill", fill_to=4, max_entrants=4,
-        ranked=False, time_control={"move_ms": 1000, "bank_ms": 0},  # people: 1 s at least (issue 11, item 13)
-    ))["tournament_id"]
+    tid = (
+        await create_tournament(
+            organiser,
+            start_ms=now_ms() + 2500,
+            rounds=1,
+            bots="fill",
+            fill_to=4,
+            max_entrants=4,
+            ranked=False,
+            time_control={"move_ms": 1000, "bank_ms": 0},  # people: 1 s at least (issue 11, item 13)
+        )
+    )["tournament_id"]
     r = await organiser.get(f"{TN}/{tid}/rounds/1")
     assert r.status_code == 404 and r.json()["code"] == "round_not_found"
 
@@ -651,8 +708,9 @@ async def test_fill_bot_chooses_the_house_bot_at_the_tables_and_is_checked(serve
     assert r.status_code == 400, r.text
     default = await create_tournament(organiser, start_ms=now_ms() + 60_000, rounds=1)
     assert (await get_json(organiser, f"{TN}/{default['tournament_id']}"))["settings"]["fill_bot"] == "heuristic"
-    created = await create_tournament(organiser, start_ms=now_ms() + 2000, rounds=1, bots="fill", fill_to=4,
-                                      max_entrants=4, fill_bot="random")
+    created = await create_tournament(
+        organiser, start_ms=now_ms() + 2000, rounds=1, bots="fill", fill_to=4, max_entrants=4, fill_bot="random"
+    )
     tid = created["tournament_id"]
     assert (await register(organiser, tid)).status_code in (200, 201)
 

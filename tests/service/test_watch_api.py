@@ -52,6 +52,7 @@ async def test_spectators_are_counted_over_two_api_processes_and_order_the_live_
     seat_stream = SseReader(server.base_url, watched, token=players[0].token).start()
     readers = [*at_a, *at_b, seat_stream]
     try:
+
         async def counts_everywhere(game_id, n):
             got = [(await ApiClient(s.base_url).game(game_id))["spectators"] for s in (server, second_server)]
             return got == [n, n] or None
@@ -102,7 +103,11 @@ async def test_a_players_games_show_status_place_and_score_once_finished(server)
     await asyncio.gather(*(play_randomly(c, game_id, random.Random(i)) for i, c in enumerate(players)))
     result = (await client.game(game_id))["result"]
     for seat, p in enumerate(players):
-        row = next(g for g in (await client.get(f"/api/v1/players/{p.player_id}/games")).json()["games"] if g["game_id"] == game_id)
+        row = next(
+            g
+            for g in (await client.get(f"/api/v1/players/{p.player_id}/games")).json()["games"]
+            if g["game_id"] == game_id
+        )
         assert row["status"] == "finished" and row["finished_at_ms"] is not None
         assert (row["place"], row["score"]) == (result["table_places"][seat], result["scores"][seat])
 

@@ -83,7 +83,7 @@ def test_pages_render_in_the_chosen_language(server):
     en = httpx.get(server.base_url + "/tournaments")
     assert '<html lang="en">' in en.text and "<h1>Tournaments</h1>" in en.text
     # The switch on every page: links back to the same page in each language.
-    assert '/lang/it?next=/tournaments' in en.text and '/lang/es?next=/tournaments' in en.text
+    assert "/lang/it?next=/tournaments" in en.text and "/lang/es?next=/tournaments" in en.text
     for lang in LANGS:
         r = httpx.get(f"{server.base_url}/assets/i18n/{lang}.json")
         assert r.status_code == 200 and r.json()["nav.lobby"]

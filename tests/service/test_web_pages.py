@@ -10,10 +10,16 @@ import httpx
 import pytest
 
 
-@pytest.mark.parametrize("path, heading", [
-    ("/", "Lobby"), ("/signup", "Sign up"), ("/signin", "Sign in"), ("/account", "Account"),
-    ("/how-to-play/kabuki-masks", "How to play Kabuki, the mask memory game"),
-])
+@pytest.mark.parametrize(
+    "path, heading",
+    [
+        ("/", "Lobby"),
+        ("/signup", "Sign up"),
+        ("/signin", "Sign in"),
+        ("/account", "Account"),
+        ("/how-to-play/kabuki-masks", "How to play Kabuki, the mask memory game"),
+    ],
+)
 def test_pages_are_html_shells_that_load_only_our_files(server, path, heading):
     r = httpx.get(server.base_url + path)
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
@@ -29,8 +35,12 @@ def test_pages_are_html_shells_that_load_only_our_files(server, path, heading):
 
 
 def test_how_to_play_lists_the_rulings(server):
-    for game, rulings in {"kabuki-tricks": ("KT-5", "KT-13"), "cahoots": ("CH-5",), "tezuma-trick": ("TT-10",),
-                          "kabuki-masks": ("KM-2", "KM-5a")}.items():
+    for game, rulings in {
+        "kabuki-tricks": ("KT-5", "KT-13"),
+        "cahoots": ("CH-5",),
+        "tezuma-trick": ("TT-10",),
+        "kabuki-masks": ("KM-2", "KM-5a"),
+    }.items():
         r = httpx.get(f"{server.base_url}/how-to-play/{game}")
         assert r.status_code == 200
         assert all(f"<strong>{ruling}</strong>" in r.text for ruling in rulings), game
@@ -41,7 +51,7 @@ def test_how_to_play_lists_the_rulings(server):
 def test_the_table_page_names_its_game(server):
     r = httpx.get(server.base_url + "/games/some-id")
     assert r.status_code == 200 and 'data-game-id="some-id"' in r.text
-    assert '/assets/table.js' in r.text and '/assets/api.js' not in r.text  # modules import api.js themselves
+    assert "/assets/table.js" in r.text and "/assets/api.js" not in r.text  # modules import api.js themselves
     hostile = httpx.get(server.base_url + '/games/"><script>x</script>')
     assert "<script>x</script>" not in hostile.text
 

@@ -89,13 +89,18 @@ class Person:
                 await asyncio.sleep(1.3)  # the deadline (1 s) plays for this seat
             command_id = uuid.uuid4().hex
             action = self.rng.choice(info["legal_actions"])
-            r = await self.request("POST", f"/api/v1/games/{game_id}/actions",
-                                   {"action": action, "command_id": command_id, "expected_version": info["version"]})
+            r = await self.request(
+                "POST",
+                f"/api/v1/games/{game_id}/actions",
+                {"action": action, "command_id": command_id, "expected_version": info["version"]},
+            )
             if r is None:
                 continue
             if r.status_code == 200:
                 body = r.json()
-                self.acks.append(Ack(game_id, command_id, seat, body["version"], [e["event"]["type"] for e in body["events"]]))
+                self.acks.append(
+                    Ack(game_id, command_id, seat, body["version"], [e["event"]["type"] for e in body["events"]])
+                )
             elif r.status_code not in (403, 409, 422):  # 422: a deadline moved first and the hand changed
                 self.errors += 1
                 await asyncio.sleep(0.2)
@@ -132,11 +137,21 @@ async def until(check, timeout: float, what: str, workers, every: float = 0.2):
 async def open_tournament(owner: ApiClient, people: list[Person]) -> str:
     """A 2-round swiss of 4-seat tables filled with house bots to 8, 1 s a
     move (the slow person's deadlines fire), with `people` registered."""
-    r = await owner.post(TN, {
-        "game": GAME, "start_ms": int(time.time() * 1000) + 2000, "table_size": 4, "format": "swiss",
-        "rounds": 2, "bots": "fill", "fill_to": 8, "max_entrants": 8, "min_entrants": 2,
-        "time_control": {"move_ms": 1000, "bank_ms": 0},
-    })
+    r = await owner.post(
+        TN,
+        {
+            "game": GAME,
+            "start_ms": int(time.time() * 1000) + 2000,
+            "table_size": 4,
+            "format": "swiss",
+            "rounds": 2,
+            "bots": "fill",
+            "fill_to": 8,
+            "max_entrants": 8,
+            "min_entrants": 2,
+            "time_control": {"move_ms": 1000, "bank_ms": 0},
+        },
+    )
     assert r.status_code == 201, r.text
     tid = r.json()["tournament_id"]
     for person in people:
@@ -178,13 +193,17 @@ async def assert_acks_logged(conn, acks: list[Ack]) -> None:
     its events at the versions it reported."""
     for ack in acks:
         outcome = await conn.fetchval(
-            "SELECT outcome FROM commands WHERE stream_id = $1 AND command_id = $2", ack.game_id, ack.command_id)
+            "SELECT outcome FROM commands WHERE stream_id = $1 AND command_id = $2", ack.game_id, ack.command_id
+        )
         assert outcome is not None, f"acknowledged command {ack.command_id} is not in the log"
         assert msgspec.json.decode(outcome)["version"] == ack.version
         first = ack.version - len(ack.types) + 1
         rows = await conn.fetch(
             "SELECT version, type FROM events WHERE stream_id = $1 AND version BETWEEN $2 AND $3 ORDER BY version",
-            ack.game_id, first, ack.version)
+            ack.game_id,
+            first,
+            ack.version,
+        )
         assert [r["type"] for r in rows] == ack.types and rows[0]["version"] == first
 
 
@@ -192,7 +211,8 @@ async def deadline_moves(conn, games) -> int:
     """Moves the deadlines played for a seat in these games."""
     return await conn.fetchval(
         "SELECT count(*) FROM events WHERE type = 'hm.move_played_for_seat' AND stream_id = ANY($1::text[])",
-        list(games))
+        list(games),
+    )
 
 
 async def agent_moves(conn, owner: ApiClient, tid: str, agent_id: str) -> dict[int, int]:
@@ -203,8 +223,12 @@ async def agent_moves(conn, owner: ApiClient, tid: str, agent_id: str) -> dict[i
             if agent_id in t["seats"]:
                 seat = t["seats"].index(agent_id)
                 rows = await conn.fetch("SELECT command_id, outcome FROM commands WHERE stream_id = $1", t["game_id"])
-                own[round_no] += sum(1 for r in rows if msgspec.json.decode(r["outcome"]).get("seat") == seat
-                                     and not r["command_id"].startswith(("auto:", "bot:")))
+                own[round_no] += sum(
+                    1
+                    for r in rows
+                    if msgspec.json.decode(r["outcome"]).get("seat") == seat
+                    and not r["command_id"].startswith(("auto:", "bot:"))
+                )
     return own
 
 
@@ -214,6 +238,7 @@ async def assert_every_event_once(reader: SseReader, final: int) -> list[int]:
     versions = [m["version"] for m in reader.game_events]
     assert versions == list(range(1, final + 1)), (
         f"duplicates {len(versions) - len(set(versions))}, "
-        f"missing {sorted(set(range(1, final + 1)) - set(versions))[:10]}")
+        f"missing {sorted(set(range(1, final + 1)) - set(versions))[:10]}"
+    )
     assert reader.messages[-1]["event"] == "end"
     return versions

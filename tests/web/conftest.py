@@ -19,8 +19,13 @@ import pytest
 from tests.conftest import ROOT, WorkerProcess
 
 CHROMIUM = shutil.which("chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless=new",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ALLOWED_HOSTS = {"127.0.0.1"}
 # Screenshots and other artefacts of the browser tests (CI keeps this folder).
 ARTIFACTS = Path(os.environ.get("HANAMICHI_TEST_ARTIFACTS", ROOT / "test-artifacts"))
@@ -62,7 +67,10 @@ class Guard:
         context.on("page", self.watch_page)
 
     def watch_page(self, page) -> None:
-        page.on("console", lambda msg: msg.type == "error" and self.problems.append(f"console error: {msg.text} at {msg.location}"))
+        page.on(
+            "console",
+            lambda msg: msg.type == "error" and self.problems.append(f"console error: {msg.text} at {msg.location}"),
+        )
         page.on("pageerror", lambda err: self.problems.append(f"uncaught error: {err}"))
 
     def _request(self, request) -> None:

@@ -13,8 +13,24 @@ import httpx
 
 from tests.web.conftest import unique_name
 
-NAMED_ROLES = {"button", "link", "textbox", "combobox", "listbox", "checkbox", "radio", "spinbutton", "slider",
-               "searchbox", "switch", "menuitem", "tab", "img", "image", "dialog"}
+NAMED_ROLES = {
+    "button",
+    "link",
+    "textbox",
+    "combobox",
+    "listbox",
+    "checkbox",
+    "radio",
+    "spinbutton",
+    "slider",
+    "searchbox",
+    "switch",
+    "menuitem",
+    "tab",
+    "img",
+    "image",
+    "dialog",
+}
 
 # The focused element's outline, and its contrast with the background around
 # it (the nearest ancestor's opaque background: the outline is drawn outside).
@@ -103,15 +119,21 @@ def audit_focus(page, stops: int = 40) -> list[str]:
             break
         seen.add(f["what"])
         if f["style"] == "none" or f["width"] < 2 or f["contrast"] < 3:
-            problems.append(f"focus hardly visible on {f['what']}: {f['style']} {f['width']}px, contrast {f['contrast']:.1f}")
+            problems.append(
+                f"focus hardly visible on {f['what']}: {f['style']} {f['width']}px, contrast {f['contrast']:.1f}"
+            )
     return problems
 
 
 def _finished_game(http: httpx.Client, auth: dict, ranked: bool = False) -> str:
-    gid = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": 3, "bot_delay_ms": 0, "ranked": ranked},
-                    headers=auth).json()["game_id"]
+    gid = http.post(
+        "/api/v1/games", json={"game": "kabuki-tricks", "players": 3, "bot_delay_ms": 0, "ranked": ranked}, headers=auth
+    ).json()["game_id"]
     for seat in range(3):
-        assert http.post(f"/api/v1/games/{gid}/bots", json={"seat": seat, "bot": "random"}, headers=auth).status_code == 200
+        assert (
+            http.post(f"/api/v1/games/{gid}/bots", json={"seat": seat, "bot": "random"}, headers=auth).status_code
+            == 200
+        )
     deadline = time.monotonic() + 60
     while http.get(f"/api/v1/games/{gid}").json()["status"] != "finished":
         assert time.monotonic() < deadline, "the bot game did not finish"
@@ -133,13 +155,27 @@ def test_every_page_has_landmarks_names_visible_focus_and_fits_360_px(new_contex
             assert time.monotonic() < deadline, "the worker did not rate the ranked game"
             time.sleep(0.2)
         # A table where this person sits and has cards to play ("Your moves").
-        mine = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": 3, "bot_delay_ms": 0}, headers=auth).json()["game_id"]
+        mine = http.post(
+            "/api/v1/games", json={"game": "kabuki-tricks", "players": 3, "bot_delay_ms": 0}, headers=auth
+        ).json()["game_id"]
         assert http.post(f"/api/v1/games/{mine}/seats", json={"seat": 0}, headers=auth).status_code == 200
         for seat in (1, 2):
-            assert http.post(f"/api/v1/games/{mine}/bots", json={"seat": seat, "bot": "random"}, headers=auth).status_code == 200
-        tid = http.post("/api/v1/tournaments", headers=auth, json={
-            "game": "cahoots", "ranked": False, "start_ms": int(time.time() * 1000) + 3_600_000, "format": "swiss",
-            "rounds": 1, "table_size": 3}).json()["tournament_id"]
+            assert (
+                http.post(f"/api/v1/games/{mine}/bots", json={"seat": seat, "bot": "random"}, headers=auth).status_code
+                == 200
+            )
+        tid = http.post(
+            "/api/v1/tournaments",
+            headers=auth,
+            json={
+                "game": "cahoots",
+                "ranked": False,
+                "start_ms": int(time.time() * 1000) + 3_600_000,
+                "format": "swiss",
+                "rounds": 1,
+                "table_size": 3,
+            },
+        ).json()["tournament_id"]
     page = new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.goto("/signin")
     page.get_by_label("Name").fill(name)
@@ -147,12 +183,20 @@ def test_every_page_has_landmarks_names_visible_focus_and_fits_360_px(new_contex
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url("**/")
     pages = {
-        "/": "#tables-open", "/signup": "form", "/signin": "form", "/account": "form",
+        "/": "#tables-open",
+        "/signup": "form",
+        "/signin": "form",
+        "/account": "form",
         **{f"/how-to-play/{g}": "article" for g in ("kabuki-tricks", "cahoots", "tezuma-trick", "kabuki-masks")},
-        f"/games/{mine}": ".your-moves button.card-move", f"/games/{finished}": "section.result:not([hidden])",
-        f"/games/{finished}/replay?at=20": '#board[data-at="20"]', "/live": "#live-status",
-        "/tournaments": "#create-form", f"/tournaments/{tid}": "#t-entrants",
-        "/leaderboards": "#lb-bots table", "/leaderboards/kabuki-tricks": "#lb-bots table", f"/players/{me['player_id']}": "#p-tournaments",
+        f"/games/{mine}": ".your-moves button.card-move",
+        f"/games/{finished}": "section.result:not([hidden])",
+        f"/games/{finished}/replay?at=20": '#board[data-at="20"]',
+        "/live": "#live-status",
+        "/tournaments": "#create-form",
+        f"/tournaments/{tid}": "#t-entrants",
+        "/leaderboards": "#lb-bots table",
+        "/leaderboards/kabuki-tricks": "#lb-bots table",
+        f"/players/{me['player_id']}": "#p-tournaments",
         "/agents": "form",
     }
     problems = []

@@ -50,7 +50,9 @@ def test_bot_author_registers_spars_and_deletes(page, live):
     bars = chart.locator("rect.bar")
     histogram = api_report["answer_time_ms"]["histogram"]
     assert bars.count() == len(histogram)
-    assert [int(bars.nth(i).get_attribute("data-count")) for i in range(bars.count())] == [b["count"] for b in histogram]
+    assert [int(bars.nth(i).get_attribute("data-count")) for i in range(bars.count())] == [
+        b["count"] for b in histogram
+    ]
     expected = f"{api_report['strikes']['total']} strikes; {api_report['strikes']['games_handed_to_bot']} games handed to a house bot"
     report.get_by_text(expected).wait_for()
 
@@ -58,4 +60,9 @@ def test_bot_author_registers_spars_and_deletes(page, live):
     card.get_by_role("button", name="Delete").click()
     page.get_by_text(f"{name} was deleted.").wait_for()
     assert page.get_by_role("listitem", name=name).count() == 0
-    assert httpx.get(live.base_url + "/api/v1/agents/me", headers={"Authorization": f"Bearer {token.input_value()}"}).status_code == 401
+    assert (
+        httpx.get(
+            live.base_url + "/api/v1/agents/me", headers={"Authorization": f"Bearer {token.input_value()}"}
+        ).status_code
+        == 401
+    )

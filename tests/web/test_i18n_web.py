@@ -73,10 +73,22 @@ def test_each_language_renders_without_a_missing_string(new_context, lang, lobby
 # (Kabuki Tricks' Italian edition: "7 Viola"; the Spanish mask game: Máscara,
 # fichas de PV), and no English sentence of the move list is left.
 TABLES = [
-    ("it", "kabuki-tricks", 3, {}, ["Elenco delle mosse", "Risultato", "ha vinto il trick", "Viola"],
-     ["played the", "won the trick", " points", " tricks", "Move list"]),
-    ("es", "kabuki-masks", 2, {"stop_window_ms": 300}, ["Lista de jugadas", "Resultado", "Máscara", "fichas de PV"],
-     ["placed", "tokens", " on pile ", "Move list"]),
+    (
+        "it",
+        "kabuki-tricks",
+        3,
+        {},
+        ["Elenco delle mosse", "Risultato", "ha vinto il trick", "Viola"],
+        ["played the", "won the trick", " points", " tricks", "Move list"],
+    ),
+    (
+        "es",
+        "kabuki-masks",
+        2,
+        {"stop_window_ms": 300},
+        ["Lista de jugadas", "Resultado", "Máscara", "fichas de PV"],
+        ["placed", "tokens", " on pile ", "Move list"],
+    ),
 ]
 
 
@@ -91,7 +103,10 @@ def test_a_table_page_speaks_the_language(new_context, live, lang, game, players
         page.goto(f"/games/{gid}")  # the move list is written live, as the bots play
         page.get_by_text(present[0]).wait_for()
         for seat in range(players):
-            assert http.post(f"/api/v1/games/{gid}/bots", json={"seat": seat, "bot": "random"}, headers=auth).status_code == 200
+            assert (
+                http.post(f"/api/v1/games/{gid}/bots", json={"seat": seat, "bot": "random"}, headers=auth).status_code
+                == 200
+            )
         page.get_by_role("heading", name=present[1]).wait_for(timeout=60_000)
         assert_translated(page, lang)
         text = page.inner_text("body")

@@ -15,9 +15,11 @@ def test_lobby_lists_a_table_created_elsewhere_live(page, live):
     # without a reload, with its seats and an invite link.
     with httpx.Client(base_url=live.base_url) as http:
         host = http.post("/api/v1/players", json={"name": unique_name("host")}).json()
-        r = http.post("/api/v1/games", json={"game": "cahoots", "players": 3, "ranked": True,
-                                             "time_control": {"move_ms": 45_000, "bank_ms": 0}},
-                      headers={"Authorization": f"Bearer {host['token']}"})
+        r = http.post(
+            "/api/v1/games",
+            json={"game": "cahoots", "players": 3, "ranked": True, "time_control": {"move_ms": 45_000, "bank_ms": 0}},
+            headers={"Authorization": f"Bearer {host['token']}"},
+        )
         gid = r.json()["game_id"]
         http.post(f"/api/v1/games/{gid}/seats", json={"seat": 0}, headers={"Authorization": f"Bearer {host['token']}"})
     card = page.locator(f'li[data-game-id="{gid}"]')
@@ -25,7 +27,11 @@ def test_lobby_lists_a_table_created_elsewhere_live(page, live):
     assert page.locator("#tables-open").locator(f'li[data-game-id="{gid}"]').count() == 1
     text = card.inner_text()
     assert "Cahoots, 3 players" in text and "ranked" in text and "45 s per move" in text and host["name"] in text
-    assert card.get_by_role("link", name="Invite link to Cahoots, 3 players").get_attribute("href").endswith(f"/games/{gid}")
+    assert (
+        card.get_by_role("link", name="Invite link to Cahoots, 3 players")
+        .get_attribute("href")
+        .endswith(f"/games/{gid}")
+    )
 
 
 def test_new_table_form_creates_a_table_with_bots(page, live):
@@ -52,7 +58,10 @@ def test_new_table_form_creates_a_table_with_bots(page, live):
     listed = httpx.get(f"{live.base_url}/api/v1/games", params={"game": "kabuki-masks", "limit": 100}).json()["games"]
     assert next(g for g in listed if g["game_id"] == gid)["options"] == {"stop_window_ms": 300}
     assert [(s["name"], s["kind"], s["bot"]) for s in info["seats"]] == [
-        (name, "human", None), ("memory bot", "bot", "memory"), ("random bot", "bot", "random")]
+        (name, "human", None),
+        ("memory bot", "bot", "memory"),
+        ("random bot", "bot", "random"),
+    ]
     assert info["status"] in ("playing", "finished")
 
 
@@ -80,8 +89,11 @@ def test_pages_fit_a_phone_and_have_named_landmarks(new_context, live, artifacts
     sign_up(phone, name)
     with httpx.Client(base_url=live.base_url) as http:
         token = http.post("/api/v1/players", json={"name": unique_name("shot")}).json()["token"]
-        http.post("/api/v1/games", json={"game": "tezuma-trick", "players": 4, "ranked": True},
-                  headers={"Authorization": f"Bearer {token}"})
+        http.post(
+            "/api/v1/games",
+            json={"game": "tezuma-trick", "players": 4, "ranked": True},
+            headers={"Authorization": f"Bearer {token}"},
+        )
     for path in ("/", "/account", "/signup", "/how-to-play/tezuma-trick"):
         phone.goto(path)
         phone.get_by_role("main").wait_for()

@@ -26,7 +26,9 @@ FOCUS = """() => {
   };
 }"""
 
-ENABLED_MOVES = """() => [...document.querySelectorAll('.your-moves button:enabled')].map((b) => b.getAttribute('aria-label'))"""
+ENABLED_MOVES = (
+    """() => [...document.querySelectorAll('.your-moves button:enabled')].map((b) => b.getAttribute('aria-label'))"""
+)
 
 
 def focus(page) -> dict | None:

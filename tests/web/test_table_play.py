@@ -15,6 +15,7 @@ import pytest
 
 from tests.web.conftest import sign_up, unique_name
 
+
 @pytest.fixture
 def artifacts() -> Path:
     """The table screenshots and the latency figure, beside the watching pages' (gitignored)."""
@@ -29,10 +30,18 @@ CH_SUITS = ("hearts", "spades", "clubs", "diamonds", "cups", "stars")
 CH_VALUES = (4, 5, 5, 6, 6, 7, 7, 8)
 TT_SUITS = ("butterflies", "umbrellas", "fans", "masks")
 TT_ABILITIES = {
-    "sword_walking": "Sword Walking", "butterfly_dance": "Butterfly Dance", "linking_ring": "Linking Ring",
-    "cup_and_ball": "Cup and Ball", "fire_breathing": "Fire Breathing", "paper_egg": "Paper Egg",
-    "water_trick": "Water Trick", "chicks": "Chicks", "pail_dance": "Pail Dance",
-    "horse_swallowing": "Horse-Swallowing", "many_umbrellas": "Many Umbrellas", "five_color_sand": "Five-Color Sand",
+    "sword_walking": "Sword Walking",
+    "butterfly_dance": "Butterfly Dance",
+    "linking_ring": "Linking Ring",
+    "cup_and_ball": "Cup and Ball",
+    "fire_breathing": "Fire Breathing",
+    "paper_egg": "Paper Egg",
+    "water_trick": "Water Trick",
+    "chicks": "Chicks",
+    "pail_dance": "Pail Dance",
+    "horse_swallowing": "Horse-Swallowing",
+    "many_umbrellas": "Many Umbrellas",
+    "five_color_sand": "Five-Color Sand",
 }
 
 
@@ -72,7 +81,9 @@ def expected_buttons(game: str, legal: list[dict], view: dict, seat: int) -> Cou
             elif kind in ("play", "egg", "sand"):
                 others.add(TT_ABILITIES[view["seats"][seat]["ability"]])
             else:
-                others.add({"pick_pain": "Pick pain suit", "pick_bid": "Pick bid", "pick_ability": "Pick ability"}[kind])
+                others.add(
+                    {"pick_pain": "Pick pain suit", "pick_bid": "Pick bid", "pick_ability": "Pick ability"}[kind]
+                )
     name = {"kabuki-tricks": kt_card, "cahoots": ch_card, "tezuma-trick": tt_card}[game]
     return Counter([name(c) for c in cards] + sorted(others))
 
@@ -87,7 +98,11 @@ def check_buttons_match_legal(page, game: str, gid: str, moves) -> None:
     deadline = time.monotonic() + 3
     while True:
         info = page.request.get(f"/api/v1/games/{gid}").json()
-        want = expected_buttons(game, info["legal_actions"], info["view"], info["your_seat"]) if info["status"] == "playing" else Counter()
+        want = (
+            expected_buttons(game, info["legal_actions"], info["view"], info["your_seat"])
+            if info["status"] == "playing"
+            else Counter()
+        )
         got = enabled_buttons(moves)
         if got == want or time.monotonic() > deadline:
             break
@@ -95,7 +110,9 @@ def check_buttons_match_legal(page, game: str, gid: str, moves) -> None:
     assert got == want, f"enabled {sorted(got.elements())} but legal_actions call for {sorted(want.elements())}"
 
 
-def new_table(page, title: str, players: int, bots: list[str], options: dict[str, str] | None = None, timed: bool = False) -> str:
+def new_table(
+    page, title: str, players: int, bots: list[str], options: dict[str, str] | None = None, timed: bool = False
+) -> str:
     """The lobby's New table form, by clicking; returns the game id."""
     form = page.get_by_role("form", name="New table")
     form.get_by_label("Game").select_option(label=title)
@@ -157,7 +174,10 @@ def test_a_person_plays_a_whole_game_by_clicking(new_context, artifacts, game, t
     page = new_context(viewport={"width": 1280, "height": 900}).new_page()
     sign_up(page, unique_name("Ana"))
     assets: dict[str, int] = {}
-    page.on("response", lambda r: r.url.endswith((".js", ".css")) and "/games/" in page.url and assets.setdefault(r.url, len(r.body())))
+    page.on(
+        "response",
+        lambda r: r.url.endswith((".js", ".css")) and "/games/" in page.url and assets.setdefault(r.url, len(r.body())),
+    )
     gid = new_table(page, title, players, bots, options)
     moves = page.get_by_role("region", name="Your moves")
     result = page.get_by_role("heading", name="Result")
@@ -235,9 +255,17 @@ def test_director_dialog_sends_the_configuration_chosen(new_context):
     line = f"{name} directed: {'High' if high else 'Low'}, Blue > Orange > Purple > Green."
     page.get_by_role("region", name="Move list").get_by_text(line, exact=True).wait_for()
     # What the page sent, as the log holds it...
-    directed = [e["event"] for e in page.request.get(f"/api/v1/games/{gid}/events").json()["events"]
-                if e["event"]["type"] == "kt.directed"]
-    assert directed[-1] == {"type": "kt.directed", "seat": 0, "high": high, "order": ["blue", "orange", "purple", "green"]}
+    directed = [
+        e["event"]
+        for e in page.request.get(f"/api/v1/games/{gid}/events").json()["events"]
+        if e["event"]["type"] == "kt.directed"
+    ]
+    assert directed[-1] == {
+        "type": "kt.directed",
+        "seat": 0,
+        "high": high,
+        "order": ["blue", "orange", "purple", "green"],
+    }
     # ...and the table now: the dealer leads trick 1, so no bot's Joker
     # (KT-6 flip or swap) can change it before this person plays.
     view = page.request.get(f"/api/v1/games/{gid}").json()["view"]
@@ -330,8 +358,10 @@ def test_two_people_play_one_table_while_a_third_watches(new_context, artifacts)
     to_watcher = latencies(ana, ana_name, watcher) + latencies(ben, ben_name, watcher)
     both = to_ben + to_ana
     assert len(both) >= 20, both
-    report = (f"click to move shown on the other person's page: n={len(both)} p50={p50(both):.0f} ms "
-              f"max={max(both):.0f} ms; on the watcher's page: n={len(to_watcher)} p50={p50(to_watcher):.0f} ms\n")
+    report = (
+        f"click to move shown on the other person's page: n={len(both)} p50={p50(both):.0f} ms "
+        f"max={max(both):.0f} ms; on the watcher's page: n={len(to_watcher)} p50={p50(to_watcher):.0f} ms\n"
+    )
     (artifacts / "table-latency.txt").write_text(report)
     print(report)
     assert p50(both) < 250, report

@@ -79,7 +79,9 @@ def test_the_page_resumes_after_a_dropped_connection_without_reload(browser, liv
         with httpx.Client(base_url=live.base_url) as http:
             me = http.post("/api/v1/players", json={"name": unique_name("Dee")}).json()
             auth = {"Authorization": f"Bearer {me['token']}"}
-            gid = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": 3}, headers=auth).json()["game_id"]
+            gid = http.post("/api/v1/games", json={"game": "kabuki-tricks", "players": 3}, headers=auth).json()[
+                "game_id"
+            ]
             http.post(f"/api/v1/games/{gid}/seats", json={"seat": 0}, headers=auth)
             for seat in (1, 2):
                 http.post(f"/api/v1/games/{gid}/bots", json={"seat": seat, "bot": "random"}, headers=auth)
@@ -96,8 +98,11 @@ def test_the_page_resumes_after_a_dropped_connection_without_reload(browser, liv
                 while not (info := http.get(f"/api/v1/games/{gid}", headers=auth).json())["legal_actions"]:
                     assert time.monotonic() < deadline, "Dee's turn never came"
                     time.sleep(0.02)  # the house bots are moving: poll until it is Dee's turn
-                r = http.post(f"/api/v1/games/{gid}/actions", headers=auth,
-                              json={"action": info["legal_actions"][0], "command_id": uuid.uuid4().hex})
+                r = http.post(
+                    f"/api/v1/games/{gid}/actions",
+                    headers=auth,
+                    json={"action": info["legal_actions"][0], "command_id": uuid.uuid4().hex},
+                )
                 assert r.status_code == 200, r.text
                 return r.json()["events"][0]["version"], r.json()["version"]
 
@@ -120,5 +125,10 @@ def test_the_page_resumes_after_a_dropped_connection_without_reload(browser, liv
     # A dropped connection is a network error, not a page error: the only
     # console errors allowed are the browser's own notes about the cut.
     # (Chromium also asks for /favicon.ico when a cut interrupts the page's icon.)
-    problems = [p for p in guard.problems if "net::ERR_" not in p and not p.endswith("/favicon.ico', 'line': 0, 'column': 0, 'lineNumber': 0, 'columnNumber': 0}")]
+    problems = [
+        p
+        for p in guard.problems
+        if "net::ERR_" not in p
+        and not p.endswith("/favicon.ico', 'line': 0, 'column': 0, 'lineNumber': 0, 'columnNumber': 0}")
+    ]
     assert not problems, problems

@@ -40,9 +40,15 @@ def _play_through(http: httpx.Client, tid: str, auth: dict, timeout: float = 60)
                     continue
                 info = http.get(f"/api/v1/games/{table['game_id']}", headers=auth).json()
                 if info.get("legal_actions"):
-                    http.post(f"/api/v1/games/{table['game_id']}/actions", headers=auth, json={
-                        "action": rng.choice(info["legal_actions"]), "command_id": f"{info['version']}-{rng.random()}",
-                        "expected_version": info["version"]})
+                    http.post(
+                        f"/api/v1/games/{table['game_id']}/actions",
+                        headers=auth,
+                        json={
+                            "action": rng.choice(info["legal_actions"]),
+                            "command_id": f"{info['version']}-{rng.random()}",
+                            "expected_version": info["version"],
+                        },
+                    )
                     acted = True
         if not acted:
             time.sleep(0.05)
@@ -72,8 +78,17 @@ def test_a_person_registers_plays_the_round_and_sees_the_final_ranking(new_conte
     with httpx.Client(base_url=live.base_url, timeout=30) as http:
         # One round, tables of 3, house bots fill the other two seats (fill_to).
         start_ms = int(time.time() * 1000) + 8000
-        tid = _create(http, _organiser(http), start_ms=start_ms, format="swiss", rounds=1, table_size=3,
-                      fill_to=3, fill_bot="random", time_control={"move_ms": 30000, "bank_ms": 0})
+        tid = _create(
+            http,
+            _organiser(http),
+            start_ms=start_ms,
+            format="swiss",
+            rounds=1,
+            table_size=3,
+            fill_to=3,
+            fill_bot="random",
+            time_control={"move_ms": 30000, "bank_ms": 0},
+        )
         page.goto(f"/tournaments/{tid}")
         page.get_by_role("heading", name="Kabuki Tricks tournament").wait_for()
         page.get_by_role("button", name="Register").click()
@@ -114,8 +129,17 @@ def test_a_knockout_draws_its_bracket_and_duplicate_shows_the_deal_groups(new_co
         # One registered program (playing by the API), house bots for the rest. Four
         # entrants at tables of two: two rounds of knockout.
         knockout = _create(http, auth, start_ms=soon, format="knockout", table_size=2, fill_to=4, fill_bot="random")
-        duplicate = _create(http, auth, start_ms=soon, format="swiss", rounds=1, table_size=3, fill_to=6,
-                            fill_bot="random", duplicate=True)
+        duplicate = _create(
+            http,
+            auth,
+            start_ms=soon,
+            format="swiss",
+            rounds=1,
+            table_size=3,
+            fill_to=6,
+            fill_bot="random",
+            duplicate=True,
+        )
         for tid in (knockout, duplicate):
             assert http.post(f"/api/v1/tournaments/{tid}/registrations", headers=auth).status_code in (200, 201)
         _play_through(http, knockout, auth)
@@ -128,7 +152,10 @@ def test_a_knockout_draws_its_bracket_and_duplicate_shows_the_deal_groups(new_co
         bracket.wait_for()
         columns = bracket.locator(".bracket-round")
         assert columns.count() == 2
-        assert columns.nth(0).locator(".bracket-table").count() == 2 and columns.nth(1).locator(".bracket-table").count() == 1
+        assert (
+            columns.nth(0).locator(".bracket-table").count() == 2
+            and columns.nth(1).locator(".bracket-table").count() == 1
+        )
         # Each first-round table sends one through, and they meet in the final.
         through = columns.nth(0).locator("li.through").all_inner_texts()
         final = columns.nth(1).locator("li").all_inner_texts()

@@ -50,20 +50,33 @@ def _expected_board(game: str, view: dict, seat: int) -> tuple[list[str], str, l
         trick = [kt_card(c) if c is not None else "a face-down card" for _, c in view["trick"]]
         return [kt_card(c) for c in view["hand"]], ".trick", trick, f"Round {view['round']} of {view['rounds']}"
     if game == "cahoots":
-        return ([ch_card(c) for c in view["hand"]], ".trick", [ch_card(c) for _, c in view["table"]],
-                f"Trick {min(view['trick'], 11)} of 11")
+        return (
+            [ch_card(c) for c in view["hand"]],
+            ".trick",
+            [ch_card(c) for _, c in view["table"]],
+            f"Trick {min(view['trick'], 11)} of 11",
+        )
     if game == "tezuma-trick":
         trick = []
         for play in view["trick"]:  # no card shown: Five-Color Sand, or a card played face down
-            trick += [tt_card(c) for c in play["cards"]] or ["no card" if play["ability"] == "five_color_sand" else "a face-down card"]
+            trick += [tt_card(c) for c in play["cards"]] or [
+                "no card" if play["ability"] == "five_color_sand" else "a face-down card"
+            ]
         hand = view["seats"][seat]["hand"] or []  # Tezuma Trick keeps the seat's own hand in its seat
         # Never "trick 13 of 12" once a hand's last trick is won (the engine counts on).
         when = "the draft" if view["phase"] == "draft" else f"trick {min(view['trick_no'], 12)} of 12"
-        return [tt_card(c) for c in hand], ".trick", trick, (f"Hand {view['hand_no']} of {view['hands_total']}", f"deals · {when}")
+        return (
+            [tt_card(c) for c in hand],
+            ".trick",
+            trick,
+            (f"Hand {view['hand_no']} of {view['hands_total']}", f"deals · {when}"),
+        )
     assert game == "kabuki-masks"
     # Each pile's top (KM-7): the bare actor, a mask, or a card covered since (GEN-1).
-    tops = [f"actor {i + 1}" if top is None and size == 0 else km_card(top)
-            for i, (top, size) in enumerate(zip(view["tops"], view["pile_sizes"]))]
+    tops = [
+        f"actor {i + 1}" if top is None and size == 0 else km_card(top)
+        for i, (top, size) in enumerate(zip(view["tops"], view["pile_sizes"]))
+    ]
     return [], ".piles", tops, f"Round {view['round']} of {view['rounds']}"
 
 
@@ -103,13 +116,23 @@ def _player(http: httpx.Client) -> dict:
     return http.post("/api/v1/players", json={"name": unique_name("watch")}).json()
 
 
-def _bot_table(http: httpx.Client, players: int, delay_ms: int, ranked: bool = False, human: dict | None = None,
-               game: str = "kabuki-tricks", options: dict | None = None) -> tuple[str, dict]:
+def _bot_table(
+    http: httpx.Client,
+    players: int,
+    delay_ms: int,
+    ranked: bool = False,
+    human: dict | None = None,
+    game: str = "kabuki-tricks",
+    options: dict | None = None,
+) -> tuple[str, dict]:
     """A table of house bots (with `human` in seat 0 if given), Kabuki Tricks unless told."""
     host = human or _player(http)
     auth = {"Authorization": f"Bearer {host['token']}"}
-    r = http.post("/api/v1/games", json={"game": game, "players": players, "ranked": ranked, "bot_delay_ms": delay_ms,
-                                         "options": options or {}}, headers=auth)
+    r = http.post(
+        "/api/v1/games",
+        json={"game": game, "players": players, "ranked": ranked, "bot_delay_ms": delay_ms, "options": options or {}},
+        headers=auth,
+    )
     assert r.status_code == 201, r.text
     gid = r.json()["game_id"]
     first = 0
@@ -117,7 +140,10 @@ def _bot_table(http: httpx.Client, players: int, delay_ms: int, ranked: bool = F
         assert http.post(f"/api/v1/games/{gid}/seats", json={"seat": 0}, headers=auth).status_code == 200
         first = 1
     for seat in range(first, players):
-        assert http.post(f"/api/v1/games/{gid}/bots", json={"seat": seat, "bot": "random"}, headers=auth).status_code == 200
+        assert (
+            http.post(f"/api/v1/games/{gid}/bots", json={"seat": seat, "bot": "random"}, headers=auth).status_code
+            == 200
+        )
     return gid, host
 
 
@@ -199,7 +225,9 @@ def test_a_spectator_follows_a_bot_game_live_to_its_end_and_sees_no_hidden_card(
         _shot(page, "spectator-result")
     sse = [json.loads(data) for kind, data in traffic if kind == "SSE game"]
     versions = [m["version"] for m in sse]
-    assert versions == sorted(set(versions)) and versions[-1] == final["version"], "every event once, in order, to the end"
+    assert versions == sorted(set(versions)) and versions[-1] == final["version"], (
+        "every event once, in order, to the end"
+    )
     problems = []
     for where, body in traffic:
         try:
@@ -257,7 +285,10 @@ def test_the_replay_viewer_matches_the_replay_route_at_every_step_it_visits(new_
         ended = next(json.loads(line) for line in reversed(last) if '"seed"' in line)
         ended = ended.get("event", ended)
         assert str(ended["seed"]) in fair.inner_text() and ended["salt"] in fair.inner_text()
-        assert page.get_by_role("link", name="Download the export (NDJSON)").get_attribute("href") == f"/api/v1/games/{gid}/export"
+        assert (
+            page.get_by_role("link", name="Download the export (NDJSON)").get_attribute("href")
+            == f"/api/v1/games/{gid}/export"
+        )
         _shot(page, "replay-viewer-end")
 
 
@@ -306,9 +337,15 @@ def _play_human_seat(http: httpx.Client, gid: str, token: str, rng: random.Rando
         if info["status"] == "finished":
             return
         if info["legal_actions"]:
-            http.post(f"/api/v1/games/{gid}/actions", headers=auth, json={
-                "action": rng.choice(info["legal_actions"]), "command_id": f"{info['version']}-{rng.random()}",
-                "expected_version": info["version"]})
+            http.post(
+                f"/api/v1/games/{gid}/actions",
+                headers=auth,
+                json={
+                    "action": rng.choice(info["legal_actions"]),
+                    "command_id": f"{info['version']}-{rng.random()}",
+                    "expected_version": info["version"],
+                },
+            )
         else:
             time.sleep(0.02)
     raise AssertionError("the game did not finish")

@@ -19,19 +19,19 @@ import time
 
 from services.app.agents.registry import AgentService
 from services.app.agents.settings import AgentSettings
-from services.infra.background import spawn
-from services.infra import keys as K
-from services.infra.keys import SERVER_PREFIXES, player_stream
-from services.infra.fanout import Notice, Publisher
-from services.infra.scheduler import Scheduler
 from services.app.games.tables import Table
 from services.app.games.turns import chance_now, opens_at
-
-
+from services.infra import keys as K
+from services.infra.background import spawn
+from services.infra.fanout import Notice, Publisher
+from services.infra.keys import SERVER_PREFIXES, player_stream
+from services.infra.scheduler import Scheduler
 
 
 class AgentDispatch:
-    def __init__(self, agents: AgentService, scheduler: Scheduler, publisher: Publisher, settings: AgentSettings) -> None:
+    def __init__(
+        self, agents: AgentService, scheduler: Scheduler, publisher: Publisher, settings: AgentSettings
+    ) -> None:
         self.agents = agents
         self.scheduler = scheduler
         self.publisher = publisher
@@ -61,8 +61,17 @@ class AgentDispatch:
             opens = now
             if holder.seat in awaited:
                 opens = opens_at(table, holder.seat, now)
-                turns.append(self._turn(table.game_id, table.version, holder.seat, holder.player_id, committed_ms,
-                                        table.time_control, wait_ms=opens - now))
+                turns.append(
+                    self._turn(
+                        table.game_id,
+                        table.version,
+                        holder.seat,
+                        holder.player_id,
+                        committed_ms,
+                        table.time_control,
+                        wait_ms=opens - now,
+                    )
+                )
             if (holder.seat not in awaited or opens > now) and chance_now(table, holder.seat, now):
                 turns.append(self._chance(table.game_id, table.version, holder.seat, holder.player_id, committed_ms))
         work = [self._after_commit(settle, turns)] if settle is not None else turns
@@ -86,8 +95,16 @@ class AgentDispatch:
         move_ms, bank_ms = self.settings.time_control(table.time_control)
         return self.agents.charge_pull_move(table.game_id, seat, acted_at, committed_ms, move_ms, bank_ms)
 
-    async def _turn(self, game_id: str, version: int, seat: int, player_id: str, committed_ms: float,
-                    time_control: dict | None, wait_ms: int = 0) -> None:
+    async def _turn(
+        self,
+        game_id: str,
+        version: int,
+        seat: int,
+        player_id: str,
+        committed_ms: float,
+        time_control: dict | None,
+        wait_ms: int = 0,
+    ) -> None:
         """The seat's turn, handed over `wait_ms` after the commit (when it
         can act, `opens_at`): its deadline counts from then."""
         mode = await self.agents.mode_of(player_id)
@@ -97,8 +114,13 @@ class AgentDispatch:
                 self.call_directly(game_id, version, seat, committed_ms, delay_ms=wait_ms)
             else:
                 await self.scheduler.enqueue(
-                    K.JOB_CALL_AGENT, game_id, version, seat, committed_ms,
-                    job_id=K.agent_job_id(game_id, version, seat), delay_s=wait_ms / 1000,
+                    K.JOB_CALL_AGENT,
+                    game_id,
+                    version,
+                    seat,
+                    committed_ms,
+                    job_id=K.agent_job_id(game_id, version, seat),
+                    delay_s=wait_ms / 1000,
                 )
             # Only if the call never finished (its worker died): the call
             # itself is bounded by move_ms plus what is left of the bank.
@@ -112,7 +134,12 @@ class AgentDispatch:
             )
             delay_ms = wait_ms + move_ms + await self.agents.bank_left(game_id, seat, bank_ms)
         await self.scheduler.enqueue(
-            K.JOB_AGENT_DEADLINE, game_id, version, seat, job_id=K.deadline_job_id(game_id, version, seat), delay_s=delay_ms / 1000
+            K.JOB_AGENT_DEADLINE,
+            game_id,
+            version,
+            seat,
+            job_id=K.deadline_job_id(game_id, version, seat),
+            delay_s=delay_ms / 1000,
         )
 
     async def _chance(self, game_id: str, version: int, seat: int, player_id: str, committed_ms: float) -> None:
@@ -125,5 +152,11 @@ class AgentDispatch:
             self.call_directly(game_id, version, seat, committed_ms, optional=True)
         else:
             await self.scheduler.enqueue(
-                K.JOB_CALL_AGENT, game_id, version, seat, committed_ms, True, job_id=K.chance_job_id(game_id, version, seat)
+                K.JOB_CALL_AGENT,
+                game_id,
+                version,
+                seat,
+                committed_ms,
+                True,
+                job_id=K.chance_job_id(game_id, version, seat),
             )

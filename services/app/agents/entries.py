@@ -11,20 +11,29 @@ from services.infra.fanout import Notice, Publisher
 from services.infra.keys import player_stream
 
 
-async def enter_tournament(agents: AgentService, tournaments: TournamentService, publisher: Publisher,
-                           owner: Player, agent_id: str, tournament_id: str) -> Loaded:
+async def enter_tournament(
+    agents: AgentService,
+    tournaments: TournamentService,
+    publisher: Publisher,
+    owner: Player,
+    agent_id: str,
+    tournament_id: str,
+) -> Loaded:
     agent = await agents.owned(owner, agent_id)
     agents.check_can_play(agent, (await tournaments.load(tournament_id)).state.settings.game)
     loaded = await tournaments.register(Player(agent.agent_id, agent.name, "agent"), tournament_id)
     await agents.pool.execute(
         "INSERT INTO agent_entries (agent_id, tournament_id) VALUES ($1::text::uuid, $2::text::uuid) ON CONFLICT DO NOTHING",
-        agent.agent_id, tournament_id,
+        agent.agent_id,
+        tournament_id,
     )
     publisher.publish(Notice(player_stream(agent.agent_id), 0, 0))
     return loaded
 
 
-async def register_self(agents: AgentService, tournaments: TournamentService, player: Player, tournament_id: str) -> Loaded:
+async def register_self(
+    agents: AgentService, tournaments: TournamentService, player: Player, tournament_id: str
+) -> Loaded:
     """A player registers with its own token; an agent is held to the same
     rule as its owner's route (issue 11, item 6)."""
     if player.kind == "agent":
@@ -32,8 +41,9 @@ async def register_self(agents: AgentService, tournaments: TournamentService, pl
     return await tournaments.register(player, tournament_id)
 
 
-async def withdraw_agent(agents: AgentService, tournaments: TournamentService, owner: Player, agent_id: str,
-                         tournament_id: str) -> Loaded:
+async def withdraw_agent(
+    agents: AgentService, tournaments: TournamentService, owner: Player, agent_id: str, tournament_id: str
+) -> Loaded:
     """The owner withdraws their agent from a tournament."""
     agent = await agents.owned(owner, agent_id)
     return await tournaments.withdraw(Player(agent.agent_id, agent.name, "agent"), tournament_id)

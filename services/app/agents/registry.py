@@ -12,12 +12,11 @@ import secrets
 import uuid
 from dataclasses import dataclass
 
-
 from engines.core import OptionsError
 from engines.registry import get_game
-from services.app.errors import BadRequest, Conflict, Forbidden, NotFound, Unprocessable
 from services.app.agents.endpoints import EndpointRefused, resolve_endpoint
 from services.app.agents.settings import AgentSettings
+from services.app.errors import BadRequest, Conflict, Forbidden, NotFound, Unprocessable
 from services.app.players import Player, token_hash
 
 
@@ -35,19 +34,32 @@ class Agent:
 
     def public(self) -> dict:
         return {
-            "agent_id": self.agent_id, "name": self.name, "games": list(self.games), "mode": self.mode,
-            "endpoint": self.endpoint, "status": self.status, "created_ms": int(self.created_at * 1000),
+            "agent_id": self.agent_id,
+            "name": self.name,
+            "games": list(self.games),
+            "mode": self.mode,
+            "endpoint": self.endpoint,
+            "status": self.status,
+            "created_ms": int(self.created_at * 1000),
         }
 
 
 def _agent(row) -> Agent:
     return Agent(
-        str(row["agent_id"]), str(row["owner_id"]), row["name"], tuple(row["games"]), row["mode"],
-        row["endpoint"], row["secret"], row["status"], row["created_at"].timestamp(),
+        str(row["agent_id"]),
+        str(row["owner_id"]),
+        row["name"],
+        tuple(row["games"]),
+        row["mode"],
+        row["endpoint"],
+        row["secret"],
+        row["status"],
+        row["created_at"].timestamp(),
     )
 
 
 # --- signatures ---------------------------------------------------------------
+
 
 class AgentService:
     def __init__(self, pool, players, settings: AgentSettings) -> None:
@@ -60,8 +72,9 @@ class AgentService:
         # for by that very commit.
         self._held: dict[tuple[str, int], int] = {}
 
-    async def register(self, owner: Player, name: str, games: list[str], endpoint: str | None,
-                       mode: str | None) -> tuple[Agent, str]:
+    async def register(
+        self, owner: Player, name: str, games: list[str], endpoint: str | None, mode: str | None
+    ) -> tuple[Agent, str]:
         if owner.kind != "human":
             raise Forbidden("owner_must_be_human", "agents are registered with a person's token")
         name = (name or "").strip()
@@ -88,18 +101,26 @@ class AgentService:
                 raise BadRequest("bad_mode", "a pull agent has no endpoint")
             secret = None
         else:
-            raise BadRequest("bad_mode", "send an endpoint (push) or mode: \"pull\"")
+            raise BadRequest("bad_mode", 'send an endpoint (push) or mode: "pull"')
         token = "hm_" + secrets.token_urlsafe(32)
         agent_id = str(uuid.uuid4())
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(
                 "INSERT INTO players (player_id, name, kind, token_hash) VALUES ($1::text::uuid, $2, 'agent', $3)",
-                agent_id, name, token_hash(token),
+                agent_id,
+                name,
+                token_hash(token),
             )
             row = await conn.fetchrow(
                 "INSERT INTO agents (agent_id, owner_id, name, games, mode, endpoint, secret)"
                 " VALUES ($1::text::uuid, $2::text::uuid, $3, $4, $5, $6, $7) RETURNING *",
-                agent_id, owner.player_id, name, list(dict.fromkeys(games)), mode, endpoint, secret,
+                agent_id,
+                owner.player_id,
+                name,
+                list(dict.fromkeys(games)),
+                mode,
+                endpoint,
+                secret,
             )
         return _agent(row), token
 
@@ -141,7 +162,8 @@ class AgentService:
             await conn.execute("UPDATE agents SET status = 'deleted' WHERE agent_id = $1::text::uuid", agent.agent_id)
             await conn.execute(
                 "UPDATE players SET token_hash = $2 WHERE player_id = $1::text::uuid",
-                agent.agent_id, secrets.token_bytes(32),
+                agent.agent_id,
+                secrets.token_bytes(32),
             )
         self.players.forget_player(agent.agent_id)
 
@@ -186,7 +208,9 @@ class AgentService:
             "SELECT a.*, (SELECT coalesce(sum(overdraft_ms), 0) FROM agent_turns t"
             " WHERE t.game_id = $2::text::uuid AND t.seat = $3) AS bank_used"
             " FROM agents a WHERE a.agent_id = $1::text::uuid",
-            agent_id, game_id, seat,
+            agent_id,
+            game_id,
+            seat,
         )
         held = self._held.get((game_id, seat), 0)
         return (_agent(row), int(row["bank_used"]) + held) if row else (None, 0)
@@ -204,18 +228,22 @@ class AgentService:
     async def bank_left(self, game_id: str, seat: int, bank_ms: int) -> int:
         used = await self.pool.fetchval(
             "SELECT coalesce(sum(overdraft_ms), 0) FROM agent_turns WHERE game_id = $1::text::uuid AND seat = $2",
-            game_id, seat,
+            game_id,
+            seat,
         )
         return max(0, bank_ms - int(used) - self._held.get((game_id, seat), 0))
 
-    async def charge_pull_move(self, game_id: str, seat: int, upto_version: int, answered_ms: float,
-                               move_ms: int, bank_ms: int) -> None:
+    async def charge_pull_move(
+        self, game_id: str, seat: int, upto_version: int, answered_ms: float, move_ms: int, bank_ms: int
+    ) -> None:
         """A pull agent moved: its open turn is closed, and the time beyond
         the move's own limit is taken from the seat's bank."""
         row = await self.pool.fetchrow(
             "SELECT version, sent_ms FROM agent_turns WHERE game_id = $1::text::uuid AND seat = $2"
             " AND outcome = 'pending' AND version <= $3 ORDER BY version DESC LIMIT 1",
-            game_id, seat, upto_version,
+            game_id,
+            seat,
+            upto_version,
         )
         if row is None:
             return
@@ -231,30 +259,66 @@ class AgentService:
         await self.pool.execute(
             "UPDATE agent_turns SET detail = $3 WHERE game_id = $1::text::uuid AND agent_id = $2::text::uuid"
             " AND outcome = 'pending'",
-            game_id, agent_id, detail[:500],
+            game_id,
+            agent_id,
+            detail[:500],
         )
 
     async def open_turn_detail(self, game_id: str, version: int, seat: int) -> str:
         """The refusal noted on a still open turn ('' when none)."""
-        return await self.pool.fetchval(
-            "SELECT detail FROM agent_turns WHERE game_id = $1::text::uuid AND version = $2 AND seat = $3"
-            " AND outcome = 'pending'",
-            game_id, version, seat,
-        ) or ""
+        return (
+            await self.pool.fetchval(
+                "SELECT detail FROM agent_turns WHERE game_id = $1::text::uuid AND version = $2 AND seat = $3"
+                " AND outcome = 'pending'",
+                game_id,
+                version,
+                seat,
+            )
+            or ""
+        )
 
-    async def close_turn(self, game_id: str, version: int, seat: int, outcome: str, used_ms: int,
-                         overdraft_ms: int, answered_ms: float | None = None, detail: str | None = None) -> None:
+    async def close_turn(
+        self,
+        game_id: str,
+        version: int,
+        seat: int,
+        outcome: str,
+        used_ms: int,
+        overdraft_ms: int,
+        answered_ms: float | None = None,
+        detail: str | None = None,
+    ) -> None:
         """Settle a turn left open (a pull agent's, or a push call whose worker died)."""
         await self.pool.execute(
             "UPDATE agent_turns SET outcome = $4, used_ms = $5, overdraft_ms = $6, answered_ms = $7,"
             " done_ms = extract(epoch FROM clock_timestamp()) * 1000, detail = coalesce($8, detail)"
             " WHERE game_id = $1::text::uuid AND version = $2 AND seat = $3 AND outcome = 'pending'",
-            game_id, version, seat, outcome, min(used_ms, 2**31 - 1), overdraft_ms, answered_ms, detail,
+            game_id,
+            version,
+            seat,
+            outcome,
+            min(used_ms, 2**31 - 1),
+            overdraft_ms,
+            answered_ms,
+            detail,
         )
 
-    async def record_turn(self, game_id: str, version: int, seat: int, agent_id: str, committed_ms: float,
-                          sent_ms: float, answered_ms: float | None, done_ms: float | None, used_ms: int,
-                          overdraft_ms: int, outcome: str, detail: str = "", answer: str = "") -> None:
+    async def record_turn(
+        self,
+        game_id: str,
+        version: int,
+        seat: int,
+        agent_id: str,
+        committed_ms: float,
+        sent_ms: float,
+        answered_ms: float | None,
+        done_ms: float | None,
+        used_ms: int,
+        overdraft_ms: int,
+        outcome: str,
+        detail: str = "",
+        answer: str = "",
+    ) -> None:
         # Accounting, not the game's record: no need to wait for the disk
         # (a crash loses at most the last turns' timings, never a move).
         async with self.pool.acquire() as conn, conn.transaction():
@@ -264,6 +328,17 @@ class AgentService:
                 " used_ms, overdraft_ms, outcome, detail, answer) VALUES ($1::text::uuid, $2, $3, $4::text::uuid, $5, $6, $7,"
                 " $8, $9, $10, $11, $12, $13) ON CONFLICT (game_id, version, seat) DO UPDATE SET done_ms = EXCLUDED.done_ms,"
                 " outcome = EXCLUDED.outcome, detail = EXCLUDED.detail, answer = EXCLUDED.answer",
-                game_id, version, seat, agent_id, committed_ms, sent_ms, answered_ms, done_ms, used_ms, overdraft_ms,
-                outcome, detail[:500], answer,
+                game_id,
+                version,
+                seat,
+                agent_id,
+                committed_ms,
+                sent_ms,
+                answered_ms,
+                done_ms,
+                used_ms,
+                overdraft_ms,
+                outcome,
+                detail[:500],
+                answer,
             )

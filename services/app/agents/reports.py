@@ -38,14 +38,24 @@ class AgentReports:
         turns = []
         for r in rows:
             _, bank_ms = settings.time_control(msgspec.json.decode(r["time_control"]) if r["time_control"] else None)
-            turns.append({
-                "delivery_id": delivery_id(r["game_id"], r["version"], r["seat"]),
-                "game_id": r["game_id"], "game": r["game"], "version": r["version"], "seat": r["seat"],
-                "sent_ms": r["sent_ms"], "answered_ms": r["answered_ms"], "done_ms": r["done_ms"],
-                "used_ms": r["used_ms"], "bank_used_ms": r["overdraft_ms"],
-                "bank_left_ms": max(0, bank_ms - int(r["bank_used_after"])),
-                "outcome": r["outcome"], "detail": r["detail"], "answer": r["answer"],
-            })
+            turns.append(
+                {
+                    "delivery_id": delivery_id(r["game_id"], r["version"], r["seat"]),
+                    "game_id": r["game_id"],
+                    "game": r["game"],
+                    "version": r["version"],
+                    "seat": r["seat"],
+                    "sent_ms": r["sent_ms"],
+                    "answered_ms": r["answered_ms"],
+                    "done_ms": r["done_ms"],
+                    "used_ms": r["used_ms"],
+                    "bank_used_ms": r["overdraft_ms"],
+                    "bank_left_ms": max(0, bank_ms - int(r["bank_used_after"])),
+                    "outcome": r["outcome"],
+                    "detail": r["detail"],
+                    "answer": r["answer"],
+                }
+            )
         full = len(turns) == limit
         return {"agent_id": agent.agent_id, "turns": turns, "next_before": turns[-1]["sent_ms"] if full else None}
 
@@ -60,7 +70,10 @@ class AgentReports:
             " FROM t JOIN games g ON g.game_id = t.game_id"
             " WHERE ($3::float8 IS NULL OR t.sent_ms < $3::float8)"
             " ORDER BY t.sent_ms DESC, t.game_id, t.version DESC LIMIT $4",
-            agent.agent_id, game_id, before, limit,
+            agent.agent_id,
+            game_id,
+            before,
+            limit,
         )
 
     async def sparring_series(self, agent: Agent) -> list[dict]:
@@ -74,9 +87,14 @@ class AgentReports:
             " FROM sparring s WHERE s.agent_id = $1::text::uuid ORDER BY s.created_at DESC",
             agent.agent_id,
         )
-        return [{
-            "sparring_id": r["sparring_id"], "game": r["game"], "created_ms": int(r["created_ms"]),
-            "settings": msgspec.json.decode(r["settings"]),
-            "status": "done" if r["finished"] == r["tables"] else "running",
-            "report": f"/api/v1/agents/{agent.agent_id}/sparring/{r['sparring_id']}",
-        } for r in rows]
+        return [
+            {
+                "sparring_id": r["sparring_id"],
+                "game": r["game"],
+                "created_ms": int(r["created_ms"]),
+                "settings": msgspec.json.decode(r["settings"]),
+                "status": "done" if r["finished"] == r["tables"] else "running",
+                "report": f"/api/v1/agents/{agent.agent_id}/sparring/{r['sparring_id']}",
+            }
+            for r in rows
+        ]

@@ -14,9 +14,9 @@ import msgspec
 from engines.core import OptionsError
 from engines.registry import get_game
 from services.app.agents.registry import Agent, AgentService
+from services.app.agents.sparring_report import build as build_report
 from services.app.errors import BadRequest, NotFound, Unprocessable
 from services.app.games.service import GameService
-from services.app.agents.sparring_report import build as build_report
 from services.app.games.tables import SeatHolder
 
 MAX_GAMES = 50
@@ -36,9 +36,18 @@ class Sparring:
         self.games = games
         self.agents = agents
 
-    async def start(self, agent: Agent, game: str, count: int, players: int | None, bot: str,
-                    options: dict, time_control: dict | None, seed: int | None = None,
-                    duplicate: bool = False) -> dict:
+    async def start(
+        self,
+        agent: Agent,
+        game: str,
+        count: int,
+        players: int | None,
+        bot: str,
+        options: dict,
+        time_control: dict | None,
+        seed: int | None = None,
+        duplicate: bool = False,
+    ) -> dict:
         self.agents.check_can_play(agent, game)
         try:
             spec = get_game(game)
@@ -57,22 +66,39 @@ class Sparring:
         # Duplicate: each deal again with the house bot in the agent's seat.
         bot_game_ids = [str(uuid.uuid4()) for _ in range(count)] if duplicate else None
         seats = [i % players for i in range(count)]
-        settings = {"game": game, "players": players, "bot": bot, "games": count, "seed": seed,
-                    "duplicate": duplicate, "options": options, "time_control": time_control}
+        settings = {
+            "game": game,
+            "players": players,
+            "bot": bot,
+            "games": count,
+            "seed": seed,
+            "duplicate": duplicate,
+            "options": options,
+            "time_control": time_control,
+        }
         await self.pool.execute(
             "INSERT INTO sparring (sparring_id, agent_id, game, game_ids, seats, settings, bot_game_ids)"
             " VALUES ($1::text::uuid, $2::text::uuid, $3, $4::text[]::uuid[], $5, $6::jsonb, $7::text[]::uuid[])",
-            sparring_id, agent.agent_id, game, game_ids, seats, msgspec.json.encode(settings).decode(), bot_game_ids,
+            sparring_id,
+            agent.agent_id,
+            game,
+            game_ids,
+            seats,
+            msgspec.json.encode(settings).decode(),
+            bot_game_ids,
         )
         for i, (game_id, seat) in enumerate(zip(game_ids, seats)):
             game_seed = deal_seed(seed, i) if seed is not None else secrets.randbits(62)
             house = [SeatHolder(s, None, bot, f"{bot} bot", "bot") for s in range(players)]
-            holders = [SeatHolder(seat, agent.agent_id, None, agent.name, "agent") if s == seat else h
-                       for s, h in enumerate(house)]
+            holders = [
+                SeatHolder(seat, agent.agent_id, None, agent.name, "agent") if s == seat else h
+                for s, h in enumerate(house)
+            ]
             await self.games.create_seated(game_id, game, options, False, game_seed, holders, time_control=time_control)
             if bot_game_ids:  # same seed, so the same cards (the salt never feeds a shuffle)
-                await self.games.create_seated(bot_game_ids[i], game, options, False, game_seed, house,
-                                               time_control=time_control)
+                await self.games.create_seated(
+                    bot_game_ids[i], game, options, False, game_seed, house, time_control=time_control
+                )
         created = {"sparring_id": sparring_id, "game_ids": game_ids}
         if bot_game_ids:
             created["bot_game_ids"] = bot_game_ids
@@ -87,7 +113,8 @@ class Sparring:
             "SELECT sparring_id::text AS sparring_id, game, game_ids::text[] AS game_ids, seats, settings::text AS settings,"
             " bot_game_ids::text[] AS bot_game_ids FROM sparring"
             " WHERE sparring_id = $1::text::uuid AND agent_id = $2::text::uuid",
-            sparring_id, agent.agent_id,
+            sparring_id,
+            agent.agent_id,
         )
         if row is None:
             raise NotFound("sparring_not_found", f"there is no sparring {sparring_id}")

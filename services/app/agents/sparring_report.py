@@ -13,8 +13,8 @@ from collections import Counter
 
 import msgspec
 
-from services.app.games.service import GameService, result_shown
 from services.app.games.events import MovePlayedForSeat, SeatHandedToBot
+from services.app.games.service import GameService, result_shown
 from services.infra import keys as K
 
 # Upper bounds (ms) of the answer-time histogram's buckets; a last bucket
@@ -23,8 +23,38 @@ ANSWER_BUCKETS_MS = (10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000)
 
 # Student's t, two-sided 95%, for 1..30 degrees of freedom; beyond, the
 # Cornish-Fisher expansion below is within 0.001 of it.
-_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+_T95 = (
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+)
 
 
 def t95(df: int) -> float:
@@ -61,8 +91,11 @@ def histogram(values: list[float]) -> list[dict]:
 
 
 def links(game_id: str) -> dict:
-    return {"game": f"/api/v1/games/{game_id}", "replay": f"/api/v1/games/{game_id}/replay",
-            "export": f"/api/v1/games/{game_id}/export"}
+    return {
+        "game": f"/api/v1/games/{game_id}",
+        "replay": f"/api/v1/games/{game_id}/replay",
+        "export": f"/api/v1/games/{game_id}/export",
+    }
 
 
 async def game_entry(games: GameService, game_id: str, seat: int) -> dict:
@@ -71,16 +104,24 @@ async def game_entry(games: GameService, game_id: str, seat: int) -> dict:
     await games.refresh(table)
     strikes = [e for e in table.events if isinstance(e, MovePlayedForSeat) and e.seat == seat]
     entry = {
-        "game_id": game_id, "seat": seat, "status": "finished" if table.over else "playing",
-        "strikes": len(strikes), "strike_reasons": dict(Counter(e.reason for e in strikes)),
+        "game_id": game_id,
+        "seat": seat,
+        "status": "finished" if table.over else "playing",
+        "strikes": len(strikes),
+        "strike_reasons": dict(Counter(e.reason for e in strikes)),
         "handed_to_bot": any(isinstance(e, SeatHandedToBot) and e.seat == seat for e in table.events),
         "links": links(game_id),
     }
     if table.over:
         result = result_shown(table)
-        entry.update(score=result["scores"][seat], place=result["places"][seat], won=seat in result["winners"],
-                     scores=result["scores"], table_place=result["table_places"][seat],
-                     forfeited=seat in result["forfeited"])
+        entry.update(
+            score=result["scores"][seat],
+            place=result["places"][seat],
+            won=seat in result["winners"],
+            scores=result["scores"],
+            table_place=result["table_places"][seat],
+            forfeited=seat in result["forfeited"],
+        )
     return entry
 
 
@@ -91,13 +132,24 @@ async def own_moves(pool, game_ids: list[str], seats: list[int]) -> dict:
     rows = await pool.fetch(
         "SELECT c.command_id FROM commands c JOIN unnest($1::text[], $2::int[]) AS u(g, s)"
         " ON c.stream_id = u.g AND c.seat = u.s",
-        game_ids, seats,
+        game_ids,
+        seats,
     )
-    kinds = Counter("default" if r["command_id"].startswith("auto:") else
-                    "house_bot" if r["command_id"].startswith(K.BOT_PREFIX) else "own" for r in rows)
+    kinds = Counter(
+        "default"
+        if r["command_id"].startswith("auto:")
+        else "house_bot"
+        if r["command_id"].startswith(K.BOT_PREFIX)
+        else "own"
+        for r in rows
+    )
     total = sum(kinds.values())
-    return {"own": kinds["own"], "default": kinds["default"], "house_bot": kinds["house_bot"],
-            "share": round(kinds["own"] / total, 4) if total else None}
+    return {
+        "own": kinds["own"],
+        "default": kinds["default"],
+        "house_bot": kinds["house_bot"],
+        "share": round(kinds["own"] / total, 4) if total else None,
+    }
 
 
 async def build(pool, games: GameService, agent_id: str, row) -> dict:
@@ -124,7 +176,8 @@ async def build(pool, games: GameService, agent_id: str, row) -> dict:
     turns = await pool.fetch(
         "SELECT answered_ms - sent_ms AS answer_ms FROM agent_turns"
         " WHERE game_id = ANY($1::text[]::uuid[]) AND agent_id = $2::text::uuid AND answered_ms IS NOT NULL",
-        game_ids, agent_id,
+        game_ids,
+        agent_id,
     )
     answer_ms = [t["answer_ms"] for t in turns]
     finished = sum(1 for r in results if r["status"] == "finished")
@@ -141,8 +194,12 @@ async def build(pool, games: GameService, agent_id: str, row) -> dict:
         "mean_place": round(sum(places) / len(places), 3) if places else None,
         "wins": sum(1 for r in results if r.get("won")),
         "strikes": {"total": sum(reasons.values()), "by_reason": dict(reasons), "games_handed_to_bot": handed},
-        "answer_time_ms": {"count": len(answer_ms), "p50": percentile(answer_ms, 0.5),
-                           "p99": percentile(answer_ms, 0.99), "histogram": histogram(answer_ms)},
+        "answer_time_ms": {
+            "count": len(answer_ms),
+            "p50": percentile(answer_ms, 0.5),
+            "p99": percentile(answer_ms, 0.99),
+            "histogram": histogram(answer_ms),
+        },
         "moves": await own_moves(pool, game_ids, seats),
         "results": results,
     }

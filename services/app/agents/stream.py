@@ -52,7 +52,10 @@ class AgentEvents:
         mine = player_stream(self.agent.agent_id)
         self.follow(mine)
         try:
-            yield ("hello", {"agent_id": self.agent.agent_id, "name": self.agent.name, "keepalive_s": STREAM_KEEPALIVE_S})
+            yield (
+                "hello",
+                {"agent_id": self.agent.agent_id, "name": self.agent.name, "keepalive_s": STREAM_KEEPALIVE_S},
+            )
             rescan = True
             # The keep-alive is due every STREAM_KEEPALIVE_S of the clock, not
             # after that much silence: notices that bring nothing to send (the
@@ -90,7 +93,13 @@ class AgentEvents:
         out = []
         for row in rows:
             if row["game_id"] not in self.known and row["game_id"] not in self.ended:
-                self.known[row["game_id"]] = {"seat": row["seat"], "started": False, "turn": None, "handed": False, "ended": False}
+                self.known[row["game_id"]] = {
+                    "seat": row["seat"],
+                    "started": False,
+                    "turn": None,
+                    "handed": False,
+                    "ended": False,
+                }
                 self.follow(row["game_id"])
         for game_id in list(self.known):
             out.extend(await self._check(game_id, 0))
@@ -103,9 +112,17 @@ class AgentEvents:
         for r in invites:
             if r["id"] not in self.invited:
                 self.invited.add(r["id"])
-                out.append(("invitation", {
-                    "tournament_id": r["id"], "game": r["game"], "status": r["status"], "start_ms": int(r["start_ms"]),
-                }))
+                out.append(
+                    (
+                        "invitation",
+                        {
+                            "tournament_id": r["id"],
+                            "game": r["game"],
+                            "status": r["status"],
+                            "start_ms": int(r["start_ms"]),
+                        },
+                    )
+                )
         return out
 
     async def _check(self, game_id: str, seen_version: int) -> list[tuple[str, dict]]:
@@ -122,10 +139,19 @@ class AgentEvents:
         game = table.game
         if not info["started"]:
             info["started"] = True
-            out.append(("game_started", {
-                "game_id": game_id, "game": game.name, "seat": seat, "players": table.players,
-                "version": table.version, "tournament_id": table.tournament_id,
-            }))
+            out.append(
+                (
+                    "game_started",
+                    {
+                        "game_id": game_id,
+                        "game": game.name,
+                        "seat": seat,
+                        "players": table.players,
+                        "version": table.version,
+                        "tournament_id": table.tournament_id,
+                    },
+                )
+            )
         holder = table.seats[seat]
         if holder is not None and holder.bot is not None and not info["handed"]:
             info["handed"] = True
@@ -134,11 +160,20 @@ class AgentEvents:
             if not info["ended"]:
                 info["ended"] = True
                 result = result_shown(table)
-                out.append(("game_ended", {
-                    "game_id": game_id, "seat": seat, "version": table.version,
-                    "place": result["table_places"][seat], "score": result["scores"][seat], "result": result,
-                    "forfeited": seat in result["forfeited"],
-                }))
+                out.append(
+                    (
+                        "game_ended",
+                        {
+                            "game_id": game_id,
+                            "seat": seat,
+                            "version": table.version,
+                            "place": result["table_places"][seat],
+                            "score": result["scores"][seat],
+                            "result": result,
+                            "forfeited": seat in result["forfeited"],
+                        },
+                    )
+                )
                 self.known.pop(game_id, None)
                 self.ended.add(game_id)
                 self.drop(game_id)
@@ -147,9 +182,17 @@ class AgentEvents:
         elif (turn := agent_turn(self.hub, table, seat))[1] and info.get("chance") != table.version:
             # May act, at its choice, with no deadline (a Stop in the window, KM-2).
             info["chance"] = table.version
-            out.append(("your_chance", {
-                "game_id": game_id, "seat": seat, "version": table.version, "legal_actions": turn[1],
-            }))
+            out.append(
+                (
+                    "your_chance",
+                    {
+                        "game_id": game_id,
+                        "seat": seat,
+                        "version": table.version,
+                        "legal_actions": turn[1],
+                    },
+                )
+            )
         elif turn[0] and info["turn"] != table.version:
             # Only once the seat can act (item 19: a placer when the window ends).
             info["turn"] = table.version
@@ -157,8 +200,16 @@ class AgentEvents:
             # time and what is left of the seat's bank, from this turn's start.
             agents = self.agents
             move_ms, bank_ms = agents.settings.time_control(table.time_control)
-            out.append(("your_turn", {
-                "game_id": game_id, "seat": seat, "version": table.version,
-                "deadline_ms": move_ms, "time_bank_ms": await agents.bank_left(game_id, seat, bank_ms),
-            }))
+            out.append(
+                (
+                    "your_turn",
+                    {
+                        "game_id": game_id,
+                        "seat": seat,
+                        "version": table.version,
+                        "deadline_ms": move_ms,
+                        "time_bank_ms": await agents.bank_left(game_id, seat, bank_ms),
+                    },
+                )
+            )
         return out

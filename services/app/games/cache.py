@@ -68,21 +68,23 @@ class TableCache:
         seats: list[SeatHolder | None] = [None] * row["players"]
         for r in seat_rows:
             seats[r["seat"]] = holder_from_row(r)
-        table = Table(LobbyRecord(
-            game_id=game_id,
-            game=game,
-            players=row["players"],
-            options=game.make_options(options_raw),
-            ranked=row["ranked"],
-            seed=row["seed"],
-            status=row["status"],
-            time_control=msgspec.json.decode(row["time_control"]) if row["time_control"] else None,
-            tournament_id=row["tournament_id"],
-            bot_delay_ms=row["bot_delay_ms"],
-            embargo=row["embargoed"],
-            created_by=str(row["created_by"]) if row["created_by"] else None,
-            seats=seats,
-        ))
+        table = Table(
+            LobbyRecord(
+                game_id=game_id,
+                game=game,
+                players=row["players"],
+                options=game.make_options(options_raw),
+                ranked=row["ranked"],
+                seed=row["seed"],
+                status=row["status"],
+                time_control=msgspec.json.decode(row["time_control"]) if row["time_control"] else None,
+                tournament_id=row["tournament_id"],
+                bot_delay_ms=row["bot_delay_ms"],
+                embargo=row["embargoed"],
+                created_by=str(row["created_by"]) if row["created_by"] else None,
+                seats=seats,
+            )
+        )
         table.apply_stored(await self.store.read(game_id))
         table.take_commands(decode_outcomes(await self.store.commands_of(game_id)))
         return table

@@ -22,13 +22,15 @@ def catalog() -> list[dict[str, Any]]:
     out = []
     for name in available():
         game = get_game(name)
-        out.append({
-            "game": name,
-            "title": game.title,
-            "min_players": game.min_players,
-            "max_players": game.max_players,
-            "options": msgspec.to_builtins(game.options_type()),
-            "option_choices": option_choices(game.options_type),
-            "bots": list(game.bots),
-        })
+        out.append(
+            {
+                "game": name,
+                "title": game.title,
+                "min_players": game.min_players,
+                "max_players": game.max_players,
+                "options": msgspec.to_builtins(game.options_type()),
+                "option_choices": option_choices(game.options_type),
+                "bots": list(game.bots),
+            }
+        )
     return out

@@ -27,16 +27,17 @@ class SeatClock(msgspec.Struct):
     bank_ms: int
 
 
-async def turn_began_ms(pool, table: "Table") -> int:
+async def turn_began_ms(pool, table: Table) -> int:
     """When the table reached its current version (the commit's time)."""
     began = await pool.fetchval(
         "SELECT (extract(epoch FROM recorded_at) * 1000)::bigint FROM events WHERE stream_id = $1 AND version = $2",
-        table.game_id, table.version,
+        table.game_id,
+        table.version,
     )
     return int(began or 0)
 
 
-async def seat_clocks(pool, agents: "AgentService", table: "Table", time_control: dict) -> list[SeatClock]:
+async def seat_clocks(pool, agents: AgentService, table: Table, time_control: dict) -> list[SeatClock]:
     if table.state is None or table.over:
         return []
     began = await turn_began_ms(pool, table)

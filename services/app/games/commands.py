@@ -17,7 +17,11 @@ from engines.core import Ctx, RuleError
 from services.app.errors import BadRequest, Conflict, Forbidden
 from services.app.games import queries
 from services.app.games.events import (
-    GameFinished, MovePlayedForSeat, SeatHandedToBot, SeatRecord, places_after_forfeits,
+    GameFinished,
+    MovePlayedForSeat,
+    SeatHandedToBot,
+    SeatRecord,
+    places_after_forfeits,
 )
 from services.app.games.policy import STRIKE_LIMIT
 from services.app.games.tables import Outcome, Table, engine_events
@@ -48,8 +52,14 @@ class ActionAccepted(msgspec.Struct, frozen=True):
 class Commands:
     """GameService's commands (a mixin: the state is GameService's)."""
 
-    async def submit(self: GameService, game_id: str, player: Player, raw_action: Any, command_id: str,
-                     expected_version: int | None = None) -> ActionAccepted:
+    async def submit(
+        self: GameService,
+        game_id: str,
+        player: Player,
+        raw_action: Any,
+        command_id: str,
+        expected_version: int | None = None,
+    ) -> ActionAccepted:
         """A person's or agent's move over the API. A retried command id
         gets the same answer as the first time."""
         table, outcome, events = await self.act(game_id, player, raw_action, command_id, expected_version)
@@ -78,7 +88,9 @@ class Commands:
             if seat is None:
                 raise Forbidden("not_seated", "you hold no seat at this table")
             if command_id.startswith(SERVER_PREFIXES):
-                raise BadRequest("bad_command_id", f"command ids starting with {', '.join(SERVER_PREFIXES)} are the server's")
+                raise BadRequest(
+                    "bad_command_id", f"command ids starting with {', '.join(SERVER_PREFIXES)} are the server's"
+                )
         else:
             seat = seat_or_player
         logs.bind(seat=seat)  # the request's log lines (services/infra/logs.py)
@@ -98,8 +110,11 @@ class Commands:
             if expected_version is not None and expected_version != table.version:
                 await self.refresh(table, fresh=True)  # our copy may be behind another process
                 if expected_version != table.version:
-                    raise Conflict("version_conflict", f"the game is at version {table.version}, not {expected_version}",
-                                   version=table.version)
+                    raise Conflict(
+                        "version_conflict",
+                        f"the game is at version {table.version}, not {expected_version}",
+                        version=table.version,
+                    )
             self._check_playing(table)
             if person and table.seats[seat].bot is not None:
                 raise Forbidden("seat_played_by_bot", "a house bot plays your seat for the rest of this game")
@@ -110,10 +125,14 @@ class Commands:
                     raise BadRequest(err.code, err.message) from None
             # A refusal here may come from a copy whose notice of another
             # process's commit is still on its way: the kernel looks once.
-            return self._command(table, seat, command_id, table.game.decide(table.state, seat, action, Ctx(received_ms)))
+            return self._command(
+                table, seat, command_id, table.game.decide(table.state, seat, action, Ctx(received_ms))
+            )
 
         decision = await self.kernel.run(
-            table, decide, catch_up=lambda: self.refresh(table, fresh=True),
+            table,
+            decide,
+            catch_up=lambda: self.refresh(table, fresh=True),
             moved_on=lambda: Conflict("version_conflict", "the game moved on; try again", version=table.version),
             refusal=lambda: {"version": table.version},
         )
@@ -128,8 +147,15 @@ class Commands:
         if table.over:
             raise Conflict("game_finished", "this game is over")
 
-    async def play_for_seat(self: GameService, game_id: str, seat: int, reason: str, due_version: int | None = None,
-                            detail: str = "", strike_limit: int = STRIKE_LIMIT) -> bool:
+    async def play_for_seat(
+        self: GameService,
+        game_id: str,
+        seat: int,
+        reason: str,
+        due_version: int | None = None,
+        detail: str = "",
+        strike_limit: int = STRIKE_LIMIT,
+    ) -> bool:
         """Play the default move for a seat that did not move in time or
         whose agent failed, and record why. The default move is a uniformly
         random legal action drawn from the game's seed (Table.bot_rng): a
@@ -189,7 +215,11 @@ class Commands:
         """A command of the server's own that another process may carry out
         as well (a default move, a timer): a conflict ends it."""
         return await self.kernel.run(
-            table, decide, catch_up=lambda: self.refresh(table, fresh=True), give_way=True, attempts=1,
+            table,
+            decide,
+            catch_up=lambda: self.refresh(table, fresh=True),
+            give_way=True,
+            attempts=1,
             moved_on=lambda: Conflict("version_conflict", "the game moved on", version=table.version),
         )
 
@@ -215,7 +245,13 @@ class Commands:
             game=table.game.name,
             ranked=table.record.ranked,
             seats=[
-                SeatRecord(h.seat, "bot" if h.kind == "bot" else h.kind, h.player_id, h.bot if h.kind == "bot" else None, h.name)
+                SeatRecord(
+                    h.seat,
+                    "bot" if h.kind == "bot" else h.kind,
+                    h.player_id,
+                    h.bot if h.kind == "bot" else None,
+                    h.name,
+                )
                 for h in table.seats
                 if h is not None
             ],

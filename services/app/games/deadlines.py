@@ -7,12 +7,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from services.infra.background import spawn
 from services.app.games import policy
-from services.infra import keys as K
-from services.infra.scheduler import Scheduler
 from services.app.games.tables import Table
-
+from services.infra import keys as K
+from services.infra.background import spawn
+from services.infra.scheduler import Scheduler
 
 
 class Deadlines:
@@ -58,7 +57,9 @@ class Deadlines:
                 stuck += 1
         return stuck
 
-    def schedule(self, table: Table, agents: bool = False, delay_ms: int | None = None, retry: str | None = None) -> None:
+    def schedule(
+        self, table: Table, agents: bool = False, delay_ms: int | None = None, retry: str | None = None
+    ) -> None:
         """Deadline jobs for the awaited seats held by people, or (agents=True)
         by agents; agents' turns are otherwise scheduled by AgentDispatch.
         `retry` (the sweep's) makes the job id a new one."""
@@ -72,7 +73,13 @@ class Deadlines:
             if holder is None or holder.bot is not None or (holder.kind == "agent") != agents:
                 continue
             job_id = K.deadline_job_id(table.game_id, table.version, seat)
-            spawn(self.scheduler.enqueue(
-                job, table.game_id, table.version, seat,
-                job_id=K.retry_job_id(job_id, retry), delay_s=delay_ms / 1000,
-            ))
+            spawn(
+                self.scheduler.enqueue(
+                    job,
+                    table.game_id,
+                    table.version,
+                    seat,
+                    job_id=K.retry_job_id(job_id, retry),
+                    delay_s=delay_ms / 1000,
+                )
+            )

@@ -61,8 +61,11 @@ def check(table: Any, viewer: int | None, seat: int | None = None, whole: bool =
 def round_withheld(state: Any) -> bool:
     """A duplicate round is being played: its tables' results stay hidden."""
     return (
-        state is not None and state.settings.duplicate and state.status == "running"
-        and state.round > 0 and not state.round_over
+        state is not None
+        and state.settings.duplicate
+        and state.status == "running"
+        and state.round > 0
+        and not state.round_over
     )
 
 

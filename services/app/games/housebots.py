@@ -22,9 +22,9 @@ import asyncio
 import logging
 
 from services.app.errors import ServiceError
-from services.infra import keys as K
 from services.app.games.service import GameService, now_ms
 from services.app.games.tables import Table
+from services.infra import keys as K
 
 log = logging.getLogger("hanamichi.housebots")
 
@@ -180,6 +180,7 @@ class HouseBots:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log.warning("house bot driver for %s failed (%s: %s); starting it again", table.game_id, type(exc).__name__, exc)
+            log.warning(
+                "house bot driver for %s failed (%s: %s); starting it again", table.game_id, type(exc).__name__, exc
+            )
             self._failed(table)
-

@@ -9,7 +9,7 @@ view, no result (an embargoed table's result stays hidden)."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 import msgspec
@@ -55,7 +55,7 @@ def _parse_cursor(before: str) -> tuple[datetime, str]:
     micros, _, game_id = before.partition("_")
     if not micros.isdigit() or len(micros) > 18 or len(game_id) != 36:
         raise BadRequest("bad_cursor", "before is the `next` value of a previous page")
-    return datetime.fromtimestamp(int(micros) / 1_000_000, tz=timezone.utc), game_id
+    return datetime.fromtimestamp(int(micros) / 1_000_000, tz=UTC), game_id
 
 
 async def list_tables(pool, status: str | None, game: str | None, limit: int, before: str | None) -> LobbyPage:
@@ -104,9 +104,16 @@ def _table(row) -> LobbyTable:
         else:
             seats.append(SeatInfo(i, True, s["name"], s["kind"]))
     return LobbyTable(
-        game_id=row["game_id"], game=row["game"], status=row["status"], players=row["players"], ranked=row["ranked"],
-        options=_json(row["options"]), seats=seats, time_control=_json(row["time_control"]),
-        bot_delay_ms=row["bot_delay_ms"], tournament_id=row["tournament_id"],
-        created_at_ms=_ms(row["created_at"]), finished_at_ms=_ms(row["finished_at"]),
+        game_id=row["game_id"],
+        game=row["game"],
+        status=row["status"],
+        players=row["players"],
+        ranked=row["ranked"],
+        options=_json(row["options"]),
+        seats=seats,
+        time_control=_json(row["time_control"]),
+        bot_delay_ms=row["bot_delay_ms"],
+        tournament_id=row["tournament_id"],
+        created_at_ms=_ms(row["created_at"]),
+        finished_at_ms=_ms(row["finished_at"]),
     )
-

@@ -43,12 +43,14 @@ def redacted(table: Table, viewer: int | None, first: int, events: list) -> list
             out.append({"version": first + offset, "event": seen})
     return out
 
+
 def events_after(table: Table, viewer: int | None, after: int) -> list[dict]:
     if after < 0:
         raise BadRequest("bad_version", "after is a version, 0 or more")
     embargo.check(table, viewer)  # duplicate tournaments (issue 11, item 1)
     # GEN-1: a history, with what was public only at its moment blanked.
     return redacted(table, viewer, after + 1, table.history(table.visible_version)[after:])
+
 
 def replay_view(table: Table, player: Player | None, at: int | None, seat: int | None) -> tuple[int, Any]:
     # Any seat, any version, with or without a token (issue 11, item 1).
@@ -67,6 +69,7 @@ def replay_view(table: Table, player: Player | None, at: int | None, seat: int |
     visible = table.visible_version
     now = table.state if visible == table.version else table.game.fold(engine_events(table.events[:visible]))
     return at, table.game.past_view(state, seat, now)  # GEN-1: blanked once the moment has passed
+
 
 def export(table: Table) -> bytes:
     if not table.over:

@@ -29,8 +29,14 @@ class Seating:
     """GameService's lobby commands (a mixin: the state is GameService's)."""
 
     async def create_game(
-        self: GameService, player: Player, name: str, players: int, options: dict, ranked: bool,
-        time_control: dict | None = None, bot_delay_ms: int | None = None,
+        self: GameService,
+        player: Player,
+        name: str,
+        players: int,
+        options: dict,
+        ranked: bool,
+        time_control: dict | None = None,
+        bot_delay_ms: int | None = None,
     ) -> Table:
         try:
             game = get_game(name)
@@ -44,15 +50,30 @@ class Seating:
             await conn.execute(
                 "INSERT INTO games (game_id, game, players, options, ranked, seed, created_by, time_control, bot_delay_ms)"
                 " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7::text::uuid, $8::jsonb, $9)",
-                game_id, game.name, players, msgspec.json.encode(options).decode(), ranked, seed, player.player_id,
-                msgspec.json.encode(time_control).decode() if time_control else None, bot_delay_ms,
+                game_id,
+                game.name,
+                players,
+                msgspec.json.encode(options).decode(),
+                ranked,
+                seed,
+                player.player_id,
+                msgspec.json.encode(time_control).decode() if time_control else None,
+                bot_delay_ms,
             )
             await self.store.create_stream(game_id, "game", conn)
         return await self.tables.get(game_id)
 
     async def create_seated(
-        self: GameService, game_id: str, name: str, options: dict, ranked: bool, seed: int, seats: list[SeatHolder],
-        tournament_id: str | None = None, time_control: dict | None = None, embargoed: bool = False,
+        self: GameService,
+        game_id: str,
+        name: str,
+        options: dict,
+        ranked: bool,
+        seed: int,
+        seats: list[SeatHolder],
+        tournament_id: str | None = None,
+        time_control: dict | None = None,
+        embargoed: bool = False,
     ) -> Table:
         """A table whose seats are all assigned (tournaments), started at once.
         Idempotent: creating it again finds the existing table."""
@@ -62,8 +83,15 @@ class Seating:
                 "INSERT INTO games (game_id, game, players, options, ranked, seed, tournament_id, time_control, embargoed)"
                 " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7, $8::jsonb, $9)"
                 " ON CONFLICT (game_id) DO NOTHING RETURNING true",
-                game_id, game.name, len(seats), msgspec.json.encode(options).decode(), ranked, seed,
-                tournament_id, msgspec.json.encode(time_control).decode() if time_control else None, embargoed,
+                game_id,
+                game.name,
+                len(seats),
+                msgspec.json.encode(options).decode(),
+                ranked,
+                seed,
+                tournament_id,
+                msgspec.json.encode(time_control).decode() if time_control else None,
+                embargoed,
             )
             if created:
                 await self.store.create_stream(game_id, "game", conn)
@@ -87,7 +115,9 @@ class Seating:
         if table.record.created_by != player.player_id:
             raise Forbidden("not_table_host", "only the player who created the table seats house bots")
         if bot not in table.game.bots:
-            raise Unprocessable("unknown_bot", f"no house bot {bot!r} for {table.game.title}; known: {', '.join(table.game.bots)}")
+            raise Unprocessable(
+                "unknown_bot", f"no house bot {bot!r} for {table.game.title}; known: {', '.join(table.game.bots)}"
+            )
         return await self._seat(table, seat, SeatHolder(-1, None, bot, f"{bot} bot", "bot"))
 
     async def _seat(self: GameService, table: Table, seat: int | None, holder: SeatHolder) -> Table:

@@ -28,8 +28,13 @@ __all__ = ["ActionAccepted", "GameService", "Outcome", "finished_record", "now_m
 
 class GameService(Seating, Commands):
     def __init__(
-        self, pool, store: EventStore, publisher: Publisher, tables: TableCache,
-        known_version: Callable[[str], int] = lambda stream_id: 0, recheck_s: float = 1.0,
+        self,
+        pool,
+        store: EventStore,
+        publisher: Publisher,
+        tables: TableCache,
+        known_version: Callable[[str], int] = lambda stream_id: 0,
+        recheck_s: float = 1.0,
     ) -> None:
         self.pool = pool
         self.store = store
@@ -59,7 +64,9 @@ class GameService(Seating, Commands):
                 return
         task = asyncio.ensure_future(self._catch_up(table))
         self._refreshing[game_id] = task
-        task.add_done_callback(lambda done: self._refreshing.pop(game_id, None) if self._refreshing.get(game_id) is done else None)
+        task.add_done_callback(
+            lambda done: self._refreshing.pop(game_id, None) if self._refreshing.get(game_id) is done else None
+        )
         # Shielded: a client that leaves must not cancel the query others wait on.
         await asyncio.shield(task)
 
@@ -94,7 +101,8 @@ class GameService(Seating, Commands):
         if seat is None:
             seat = await self.pool.fetchval(
                 "SELECT seat FROM seats WHERE game_id = $1::text::uuid AND player_id = $2::text::uuid",
-                table.game_id, player_id,
+                table.game_id,
+                player_id,
             )
         return seat
 

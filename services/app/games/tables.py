@@ -19,10 +19,10 @@ from typing import Any, Union
 import msgspec
 
 from engines.core import Bot, Chance, Game
+from services.app.games.events import TABLE_EVENTS, SeatHandedToBot, TableEvent
 from services.app.kernel import Decision
 from services.infra.eventstore import StoredEvent
 from services.infra.keys import AUTO_PREFIX
-from services.app.games.events import TABLE_EVENTS, SeatHandedToBot, TableEvent
 
 _decoders: dict[str, msgspec.json.Decoder] = {}
 
@@ -116,7 +116,9 @@ class Table:
 
     __slots__ = ("record", "stream", "runtime")
 
-    def __init__(self, record: LobbyRecord, stream: GameStream | None = None, runtime: TableRuntime | None = None) -> None:
+    def __init__(
+        self, record: LobbyRecord, stream: GameStream | None = None, runtime: TableRuntime | None = None
+    ) -> None:
         self.record = record
         self.stream = stream if stream is not None else GameStream()
         self.runtime = runtime if runtime is not None else TableRuntime()

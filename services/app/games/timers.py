@@ -109,7 +109,9 @@ class Timers:
         task = self._tasks.get(game_id)
         if task is None or task.done():
             task = self._tasks[game_id] = asyncio.create_task(self._run(game_id))
-            task.add_done_callback(lambda done: self._tasks.pop(game_id, None) if self._tasks.get(game_id) is done else None)
+            task.add_done_callback(
+                lambda done: self._tasks.pop(game_id, None) if self._tasks.get(game_id) is done else None
+            )
 
     def pending(self, game_id: str) -> bool:
         task = self._tasks.get(game_id)

@@ -15,9 +15,9 @@ from typing import Any
 
 import msgspec
 
-from services.infra.fanout import Hub, Notice
 from services.app.games.service import now_ms
 from services.app.games.tables import Table
+from services.infra.fanout import Hub, Notice
 
 # game_id -> the due time (ms) a wake-up is armed for, in this process.
 _armed: dict[str, int] = {}

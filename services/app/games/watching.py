@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
 import msgspec
 
 from engines.registry import available
-from services.app.errors import BadRequest, NotFound
 from services.app.agents.settings import AgentSettings
+from services.app.errors import BadRequest, NotFound
 from services.app.games.info import SeatInfo, game_info
 
 MAX_LIVE = 50
@@ -89,7 +89,8 @@ async def live_tables(pool, games, watchers, agents: AgentSettings, game: str | 
     rows = await pool.fetch(
         "SELECT game_id::text AS game_id FROM games WHERE status = 'playing' AND ($1::text IS NULL OR game = $1)"
         " ORDER BY created_at DESC LIMIT $2",
-        game, LIVE_CANDIDATES,
+        game,
+        LIVE_CANDIDATES,
     )
     ids = [r["game_id"] for r in rows]
     counts = await watchers.of(ids)
@@ -102,10 +103,20 @@ async def live_tables(pool, games, watchers, agents: AgentSettings, game: str | 
         if table.over:  # finished since the query
             continue
         info = game_info(table, None, agents)
-        out.append(LiveTable(
-            table.game_id, info.game, info.players, info.ranked, table.tournament_id, info.version,
-            counts[table.game_id] if counts is not None else None, info.seats, info.to_act, info.view,
-        ))
+        out.append(
+            LiveTable(
+                table.game_id,
+                info.game,
+                info.players,
+                info.ranked,
+                table.tournament_id,
+                info.version,
+                counts[table.game_id] if counts is not None else None,
+                info.seats,
+                info.to_act,
+                info.view,
+            )
+        )
     return LiveTables(out, sum(counts.values()) if counts is not None else None)
 
 
@@ -118,7 +129,7 @@ def _parse_before(before: str | None) -> datetime | None:
         return None
     if not before.isdigit() or len(before) > 18:
         raise BadRequest("bad_cursor", "before is the `next` value of a previous page")
-    return datetime.fromtimestamp(int(before) / 1_000_000, tz=timezone.utc)
+    return datetime.fromtimestamp(int(before) / 1_000_000, tz=UTC)
 
 
 def _outcome(row, record: dict | None) -> dict:
@@ -153,15 +164,27 @@ async def player_games(pool, player_id: str, limit: int, before: str | None) -> 
         " FROM seats s JOIN games g ON g.game_id = s.game_id"
         " WHERE s.player_id = $1::text::uuid AND ($2::timestamptz IS NULL OR g.created_at < $2)"
         " ORDER BY g.created_at DESC LIMIT $3",
-        player_id, moment, limit + 1,
+        player_id,
+        moment,
+        limit + 1,
     )
     games = []
     for r in rows[:limit]:
         record = json.loads(r["record"]) if r["record"] is not None else None
-        games.append(PlayerGame(
-            r["game_id"], r["game"], r["status"], r["seat"], r["players"], r["ranked"], r["tournament_id"],
-            _ms(r["created_at"]), _ms(r["finished_at"]), **_outcome(r, record),
-        ))
+        games.append(
+            PlayerGame(
+                r["game_id"],
+                r["game"],
+                r["status"],
+                r["seat"],
+                r["players"],
+                r["ranked"],
+                r["tournament_id"],
+                _ms(r["created_at"]),
+                _ms(r["finished_at"]),
+                **_outcome(r, record),
+            )
+        )
     more = len(rows) > limit
     tournaments = await pool.fetch(
         "SELECT t.tournament_id::text AS id, t.game, t.status, t.start_at FROM tournaments t"
@@ -171,8 +194,10 @@ async def player_games(pool, player_id: str, limit: int, before: str | None) -> 
         player_id,
     )
     return PlayerGames(
-        player_id, who["name"], who["kind"], games,
+        player_id,
+        who["name"],
+        who["kind"],
+        games,
         [PlayerTournament(t["id"], t["game"], t["status"], _ms(t["start_at"])) for t in tournaments],
         str(int(rows[limit - 1]["created_at"].timestamp() * 1_000_000)) if more else None,
     )
-

@@ -93,8 +93,17 @@ def apply_game(ratings: dict[str, Rating], finished: GameFinished, position: int
         rating.forfeits += rated_id in forfeited
         place = min(p for i, p in zip(ids, places) if i == rated_id)
         changes.append(
-            Change(position, finished.game, game_id, rated_id, place, *before[rated_id], rating.mu, rating.sigma,
-                   rated_id in forfeited)
+            Change(
+                position,
+                finished.game,
+                game_id,
+                rated_id,
+                place,
+                *before[rated_id],
+                rating.mu,
+                rating.sigma,
+                rated_id in forfeited,
+            )
         )
     return changes
 
@@ -127,7 +136,8 @@ class RatingsProjector:
             rows = await conn.fetch(
                 "SELECT position, stream_id, data FROM events WHERE position > $1 AND type = 'hm.game_finished'"
                 " ORDER BY position LIMIT $2",
-                checkpoint, self.batch,
+                checkpoint,
+                self.batch,
             )
             rows = await _released(conn, rows)
             if not rows:
@@ -155,7 +165,8 @@ async def _released(conn, rows: list) -> list:
     `rebuild` gives exactly what is stored; the tournament lifts the embargo
     when the round ends, and the projection moves on."""
     held = {
-        r["game_id"] for r in await conn.fetch(
+        r["game_id"]
+        for r in await conn.fetch(
             # Only ranked games: an unranked one changes no rating, and held
             # here (a duplicate round never ended) it stopped every rating after it.
             "SELECT game_id::text AS game_id FROM games WHERE embargoed AND ranked AND game_id = ANY($1::uuid[])",
@@ -180,7 +191,8 @@ async def _load(conn, game: str, finished: GameFinished, touched: dict) -> dict[
     if missing:
         for r in await conn.fetch(
             "SELECT rated_id, kind, name, mu, sigma, games, forfeits FROM ratings WHERE game = $1 AND rated_id = ANY($2::text[])",
-            game, missing,
+            game,
+            missing,
         ):
             ratings[r["rated_id"]] = Rating(
                 r["rated_id"], r["kind"], r["name"], r["mu"], r["sigma"], r["games"], r["forfeits"]
@@ -198,8 +210,21 @@ async def _store(conn, touched: dict[tuple[str, str], Rating], changes: list[Cha
     await conn.executemany(
         "INSERT INTO rating_changes (position, game, game_id, rated_id, place, mu_before, sigma_before, mu_after, sigma_after,"
         " forfeited) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-        [(c.position, c.game, c.game_id, c.rated_id, c.place, c.mu_before, c.sigma_before, c.mu_after, c.sigma_after,
-          c.forfeited) for c in changes],
+        [
+            (
+                c.position,
+                c.game,
+                c.game_id,
+                c.rated_id,
+                c.place,
+                c.mu_before,
+                c.sigma_before,
+                c.mu_after,
+                c.sigma_after,
+                c.forfeited,
+            )
+            for c in changes
+        ],
     )
 
 
@@ -213,41 +238,39 @@ async def rebuild(pool, write: bool = False) -> dict:
     per_game: dict[str, dict[str, Rating]] = defaultdict(dict)
     changes: list[Change] = []
     last = 0
-    async with pool.acquire() as conn:
-        async with conn.transaction(isolation="repeatable_read", readonly=not write):
-            checkpoint = await conn.fetchval("SELECT position FROM projections WHERE name = $1", PROJECTION) or 0
-            async for row in conn.cursor(
-                "SELECT position, stream_id, data FROM events WHERE type = 'hm.game_finished'"
-                + ("" if write else " AND position <= $1")
-                + " ORDER BY position",
-                *(() if write else (checkpoint,)),
-            ):
-                last = row["position"]
-                finished = _decode(row["data"])
-                if finished.ranked:
-                    changes += apply_game(per_game[finished.game], finished, row["position"], row["stream_id"])
-            for game, ratings in per_game.items():
-                for rated_id, rating in ratings.items():
-                    computed[(game, rated_id)] = rating
-            stored = {
-                (r["game"], r["rated_id"]): (r["mu"], r["sigma"], r["games"], r["forfeits"])
-                for r in await conn.fetch("SELECT game, rated_id, mu, sigma, games, forfeits FROM ratings")
-            }
-            stored_changes = await conn.fetchval("SELECT count(*) FROM rating_changes")
-            mismatched = sorted(
-                f"{g}/{i}"
-                for (g, i) in set(stored) | set(computed)
-                if stored.get((g, i)) != _key(computed.get((g, i)))
+    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=not write):
+        checkpoint = await conn.fetchval("SELECT position FROM projections WHERE name = $1", PROJECTION) or 0
+        async for row in conn.cursor(
+            "SELECT position, stream_id, data FROM events WHERE type = 'hm.game_finished'"
+            + ("" if write else " AND position <= $1")
+            + " ORDER BY position",
+            *(() if write else (checkpoint,)),
+        ):
+            last = row["position"]
+            finished = _decode(row["data"])
+            if finished.ranked:
+                changes += apply_game(per_game[finished.game], finished, row["position"], row["stream_id"])
+        for game, ratings in per_game.items():
+            for rated_id, rating in ratings.items():
+                computed[(game, rated_id)] = rating
+        stored = {
+            (r["game"], r["rated_id"]): (r["mu"], r["sigma"], r["games"], r["forfeits"])
+            for r in await conn.fetch("SELECT game, rated_id, mu, sigma, games, forfeits FROM ratings")
+        }
+        stored_changes = await conn.fetchval("SELECT count(*) FROM rating_changes")
+        mismatched = sorted(
+            f"{g}/{i}" for (g, i) in set(stored) | set(computed) if stored.get((g, i)) != _key(computed.get((g, i)))
+        )
+        if write:
+            await conn.execute("DELETE FROM rating_changes")
+            await conn.execute("DELETE FROM ratings")
+            await _store(conn, computed, changes)
+            await conn.execute(
+                "INSERT INTO projections (name, position) VALUES ($1, $2)"
+                " ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position",
+                PROJECTION,
+                last,
             )
-            if write:
-                await conn.execute("DELETE FROM rating_changes")
-                await conn.execute("DELETE FROM ratings")
-                await _store(conn, computed, changes)
-                await conn.execute(
-                    "INSERT INTO projections (name, position) VALUES ($1, $2)"
-                    " ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position",
-                    PROJECTION, last,
-                )
     return {
         "ratings": len(computed),
         "changes": len(changes),

@@ -44,7 +44,8 @@ async def history(pool, player_id: str, game: str | None) -> dict:
     )
     changes = await pool.fetch(
         "SELECT * FROM rating_changes WHERE rated_id = $1 AND ($2::text IS NULL OR game = $2) ORDER BY position",
-        player_id, game,
+        player_id,
+        game,
     )
     if not current and not changes:
         raise NotFound("no_ratings", "no rated games for this player")

@@ -35,7 +35,10 @@ def standings(loaded: Loaded) -> dict:
 def events_after(service: TournamentService, loaded: Loaded, after: int) -> dict:
     """The public events after version `after`, and the version shown (a
     duplicate round's results wait for its end)."""
-    return {"version": embargo.tournament_upto(loaded.state, loaded.events), "events": service.public_events(loaded, after)}
+    return {
+        "version": embargo.tournament_upto(loaded.state, loaded.events),
+        "events": service.public_events(loaded, after),
+    }
 
 
 class Ended(msgspec.Struct, frozen=True):
@@ -45,8 +48,9 @@ class Ended(msgspec.Struct, frozen=True):
     version: int  # the last event's version sent
 
 
-async def follow(service: TournamentService, hub, tournament_id: str, after: int,
-                 keepalive_s: float) -> AsyncIterator[dict | Ended | None]:
+async def follow(
+    service: TournamentService, hub, tournament_id: str, after: int, keepalive_s: float
+) -> AsyncIterator[dict | Ended | None]:
     """The public events after version `after`, as they are committed, then
     `Ended`; None when `keepalive_s` passed with nothing to send. Loads the
     tournament first, so an unknown one is refused (404) before any item."""

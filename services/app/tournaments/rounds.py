@@ -57,8 +57,14 @@ class Rounds:
                     seats.append(SeatHolder(seat_no, entrant.id, None, entrant.name, entrant.kind))
             game_id = table_game_id(tournament_id, state.round, table.table)
             await self.games.create_seated(
-                game_id, settings.game, dict(settings.options), settings.ranked, table.deal_seed, seats,
-                tournament_id=tournament_id, time_control=msgspec.to_builtins(settings.time_control),
+                game_id,
+                settings.game,
+                dict(settings.options),
+                settings.ranked,
+                table.deal_seed,
+                seats,
+                tournament_id=tournament_id,
+                time_control=msgspec.to_builtins(settings.time_control),
                 embargoed=settings.duplicate,
             )
             created += 1
@@ -85,7 +91,11 @@ class Rounds:
         if loaded is None or loaded.tournament_id != table.tournament_id:
             loaded = await self.load(table.tournament_id)
         where = next(
-            ((t.table) for t in loaded.state.tables if table_game_id(table.tournament_id, loaded.state.round, t.table) == game_id),
+            (
+                (t.table)
+                for t in loaded.state.tables
+                if table_game_id(table.tournament_id, loaded.state.round, t.table) == game_id
+            ),
             None,
         )
         if where is None:
@@ -94,8 +104,11 @@ class Rounds:
         return await self.command(
             table.tournament_id,
             tn.RecordResult(
-                round=loaded.state.round, table=where, game_id=game_id,
-                places=tuple(finished.ranking), scores=tuple(float(s) for s in result.scores),
+                round=loaded.state.round,
+                table=where,
+                game_id=game_id,
+                places=tuple(finished.ranking),
+                scores=tuple(float(s) for s in result.scores),
                 forfeited=tuple(finished.forfeited),
             ),
             loaded=loaded,

@@ -19,16 +19,16 @@ import msgspec
 import engines.tournament as tn
 from engines.core import OptionsError, RuleError
 from engines.registry import get_game
-from services.app.games import embargo
-from services.infra import keys as K
 from services.app.errors import SEED_REFUSED, BadRequest, Conflict, NotFound, Unprocessable
+from services.app.games import embargo
+from services.app.games.service import GameService, now_ms
 from services.app.kernel import Decision, Kernel
+from services.app.players import Player
+from services.app.tournaments.rounds import Rounds, table_game_id
+from services.infra import keys as K
 from services.infra.eventstore import EventStore
 from services.infra.fanout import Publisher
-from services.app.games.service import GameService, now_ms
-from services.app.players import Player
 from services.infra.scheduler import Scheduler
-from services.app.tournaments.rounds import Rounds, table_game_id
 
 _decoder = msgspec.json.Decoder(tn.AnyEvent)
 
@@ -112,7 +112,10 @@ class TournamentService(Rounds):
             await conn.execute(
                 "INSERT INTO tournaments (tournament_id, game, start_at, created_by)"
                 " VALUES ($1::text::uuid, $2, to_timestamp($3 / 1000.0), $4::text::uuid)",
-                tournament_id, settings.game, settings.start_ms, player.player_id if player else None,
+                tournament_id,
+                settings.game,
+                settings.start_ms,
+                player.player_id if player else None,
             )
         await self.command(tournament_id, tn.Create(settings=settings), now)
         await self.schedule_start(tournament_id, settings.start_ms)
@@ -125,11 +128,17 @@ class TournamentService(Rounds):
             " FROM tournaments WHERE ($1::text IS NULL OR status = $1) ORDER BY start_at DESC LIMIT 200",
             status,
         )
-        return [{"tournament_id": r["id"], "game": r["game"], "status": r["status"], "start_ms": int(r["start_ms"])} for r in rows]
+        return [
+            {"tournament_id": r["id"], "game": r["game"], "status": r["status"], "start_ms": int(r["start_ms"])}
+            for r in rows
+        ]
 
     async def schedule_start(self, tournament_id: str, start_ms: int) -> None:
         await self.scheduler.enqueue(
-            K.JOB_START_TOURNAMENT, tournament_id, job_id=K.start_job_id(tournament_id), delay_s=(start_ms - now_ms()) / 1000
+            K.JOB_START_TOURNAMENT,
+            tournament_id,
+            job_id=K.start_job_id(tournament_id),
+            delay_s=(start_ms - now_ms()) / 1000,
         )
 
     async def register(self, player: Player, tournament_id: str) -> Loaded:
@@ -178,7 +187,10 @@ class TournamentService(Rounds):
             return Decision(tn.decide(loaded.state, command, now))
 
         decision = await self.kernel.run(
-            loaded, decide, catch_up=lambda: self._refresh(loaded), attempts=5,
+            loaded,
+            decide,
+            catch_up=lambda: self._refresh(loaded),
+            attempts=5,
             moved_on=lambda: Conflict("version_conflict", "the tournament moved on; try again"),
         )
         if not decision.events:

@@ -13,14 +13,16 @@ from litestar.datastructures import Cookie, State
 from litestar.params import Parameter
 
 from services.app.accounts import Accounts
-from services.http.api_docs import _error_spec
 from services.app.errors import Forbidden, Unauthorized
 from services.app.players import Player
 from services.app.sessions import CSRF_COOKIE, SESSION_COOKIE, SESSION_MAX_AGE_S
 from services.http import auth
+from services.http.api_docs import _error_spec
 from services.http.sessions import same_origin
 
-Auth = Annotated[str | None, Parameter(header="Authorization", required=False, include_in_schema=False)]  # documented as the bearer scheme (api_docs)
+Auth = Annotated[
+    str | None, Parameter(header="Authorization", required=False, include_in_schema=False)
+]  # documented as the bearer scheme (api_docs)
 
 
 class SignIn(msgspec.Struct, forbid_unknown_fields=True):
@@ -59,7 +61,9 @@ def _cookies(request: Request, session: str | None) -> list[Cookie]:
     csrf = _accounts(request.app.state).keys.csrf_token(session) if session else None
     age = SESSION_MAX_AGE_S if session else 0
     return [
-        Cookie(key=SESSION_COOKIE, value=session or "", max_age=age, path="/", httponly=True, samesite="lax", secure=secure),
+        Cookie(
+            key=SESSION_COOKIE, value=session or "", max_age=age, path="/", httponly=True, samesite="lax", secure=secure
+        ),
         Cookie(key=CSRF_COOKIE, value=csrf or "", max_age=age, path="/", httponly=False, samesite="lax", secure=secure),
     ]
 
@@ -70,7 +74,8 @@ async def _info(state: State, player: Player, session: str | None) -> SessionInf
 
 
 @post(
-    "/api/v1/session", status_code=200,
+    "/api/v1/session",
+    status_code=200,
     responses={401: _error_spec(401), 403: _error_spec(403)},
 )
 async def sign_in(request: Request, state: State, data: SignIn) -> Response[SessionInfo]:
@@ -82,7 +87,8 @@ async def sign_in(request: Request, state: State, data: SignIn) -> Response[Sess
     if retry_after is not None:
         return Response(
             {"code": "rate_limited", "message": f"too many sign-in attempts for this name; wait {retry_after} s"},
-            status_code=429, headers={"Retry-After": str(retry_after)},
+            status_code=429,
+            headers={"Retry-After": str(retry_after)},
         )
     player = await _accounts(state).sign_in(data.name, data.password)
     session = await _accounts(state).open_session(player)
@@ -97,7 +103,9 @@ async def read_session(request: Request, state: State, authorization: Auth) -> R
     except Unauthorized as err:
         # An ended session's cookies are cleared, so the pages stop sending them.
         return Response({"code": err.code, "message": err.message}, status_code=401, cookies=_cookies(request, None))
-    return Response(await _info(state, player, request.cookies.get(SESSION_COOKIE) if _by_cookie(authorization) else None))
+    return Response(
+        await _info(state, player, request.cookies.get(SESSION_COOKIE) if _by_cookie(authorization) else None)
+    )
 
 
 def _by_cookie(authorization: str | None) -> bool:
@@ -121,7 +129,9 @@ async def sign_out(request: Request, state: State, authorization: Auth) -> None:
 
 
 @post("/api/v1/players/me/password", status_code=200)
-async def set_password(request: Request, state: State, data: NewPassword, caller: Player, authorization: Auth) -> SessionInfo:
+async def set_password(
+    request: Request, state: State, data: NewPassword, caller: Player, authorization: Auth
+) -> SessionInfo:
     """Add or change the caller's password; the caller's other sessions end."""
     cookie = request.cookies.get(SESSION_COOKIE) if _by_cookie(authorization) else None
     await _accounts(state).set_password(caller, data.password, cookie)

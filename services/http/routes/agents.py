@@ -12,7 +12,8 @@ from litestar.datastructures import State
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from engines.timecontrol import TimeControl
-from services.app.agents.entries import enter_tournament as enter, withdraw_agent
+from services.app.agents.entries import enter_tournament as enter
+from services.app.agents.entries import withdraw_agent
 from services.app.agents.registry import AgentService
 from services.app.agents.sparring import MAX_GAMES, MAX_SEED, Sparring
 from services.app.agents.stream import AgentEvents
@@ -98,9 +99,17 @@ def _sparring(state: State) -> Sparring:
 @post("/api/v1/agents/{agent_id:str}/sparring", status_code=201)
 async def start_sparring(state: State, agent_id: str, data: NewSparring, caller: Player) -> dict:
     agent = await _agents(state).owned(caller, agent_id)
-    return await _sparring(state).start(agent, data.game, data.games, data.players, data.bot, data.options,
-                                           msgspec.to_builtins(data.time_control) if data.time_control else None,
-                                           seed=data.seed, duplicate=data.duplicate)
+    return await _sparring(state).start(
+        agent,
+        data.game,
+        data.games,
+        data.players,
+        data.bot,
+        data.options,
+        msgspec.to_builtins(data.time_control) if data.time_control else None,
+        seed=data.seed,
+        duplicate=data.duplicate,
+    )
 
 
 @get("/api/v1/agents/{agent_id:str}/sparring/{sparring_id:str}")
@@ -118,26 +127,46 @@ async def enter_tournament(state: State, agent_id: str, tournament_id: str, call
 
 @delete("/api/v1/agents/{agent_id:str}/tournaments/{tournament_id:str}", status_code=200)
 async def leave_tournament(state: State, agent_id: str, tournament_id: str, caller: Player) -> dict:
-    return state.tournaments.summary(await withdraw_agent(_agents(state), state.tournaments, caller, agent_id, tournament_id))
+    return state.tournaments.summary(
+        await withdraw_agent(_agents(state), state.tournaments, caller, agent_id, tournament_id)
+    )
 
 
 # --- a pull agent's own stream -------------------------------------------------------
+
 
 @get("/api/v1/agents/me/stream")
 async def agent_stream(state: State, caller: Player) -> ServerSentEvent:
     agent = await _agents(state).require_active(caller)
     events = AgentEvents(state.pool, state.games, state.hub, _agents(state), agent).run()
-    return ServerSentEvent(metrics.sse_stream("agent", _messages(events)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return ServerSentEvent(
+        metrics.sse_stream("agent", _messages(events)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    )
 
 
 async def _messages(events):
     """AgentEvents' (event, data) pairs as SSE messages; None is a keep-alive."""
     async with aclosing(events):
         async for item in events:
-            yield KEEPALIVE if item is None else ServerSentEventMessage(data=msgspec.json.encode(item[1]).decode(), event=item[0])
+            yield (
+                KEEPALIVE
+                if item is None
+                else ServerSentEventMessage(data=msgspec.json.encode(item[1]).decode(), event=item[0])
+            )
 
 
 ROUTES = [
-    register_agent, list_agents, agent_me, read_agent, pause_agent, resume_agent, delete_agent,
-    start_sparring, sparring_report, enter_tournament, leave_tournament, agent_stream, *REPORT_ROUTES,
+    register_agent,
+    list_agents,
+    agent_me,
+    read_agent,
+    pause_agent,
+    resume_agent,
+    delete_agent,
+    start_sparring,
+    sparring_report,
+    enter_tournament,
+    leave_tournament,
+    agent_stream,
+    *REPORT_ROUTES,
 ]

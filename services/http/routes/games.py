@@ -16,22 +16,21 @@ from litestar.openapi import ResponseSpec
 from litestar.params import Parameter
 from litestar.response import ServerSentEvent
 
-
+from engines.timecontrol import TimeControl
+from services.app.errors import ServiceError, Unprocessable
 from services.app.games import queries
 from services.app.games.catalog import catalog as game_catalog
-from engines.timecontrol import TimeControl
-from services.http.schemas import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
-from services.app.errors import ServiceError, Unprocessable
-from services.infra import metrics
+from services.app.games.clocks import seat_clocks
 from services.app.games.info import GameInfo, game_info
 from services.app.games.service import ActionAccepted, GameService
+from services.app.players import Player
 from services.http.game_stream import game_sse
 from services.http.input import parse_version
-from services.app.players import Player
-from services.app.games.clocks import seat_clocks
-
+from services.http.schemas import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
+from services.infra import metrics
 
 # --- request and response bodies ----------------------------------------------
+
 
 class NewPlayer(msgspec.Struct, forbid_unknown_fields=True):
     name: str
@@ -85,18 +84,27 @@ class Replay(msgspec.Struct):
 
 # --- helpers -----------------------------------------------------------------
 
+
 def _games(state: State) -> GameService:
     return state.games
 
 
 # --- routes ------------------------------------------------------------------
 
+
 @get("/health", sync_to_thread=False)
 def health() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@get("/ready", responses={503: ResponseSpec(dict[str, str], description="a dependency is down (named in the body)", generate_examples=False)})
+@get(
+    "/ready",
+    responses={
+        503: ResponseSpec(
+            dict[str, str], description="a dependency is down (named in the body)", generate_examples=False
+        )
+    },
+)
 async def ready(state: State) -> Response[dict[str, str]]:
     checks = {}
     try:
@@ -129,7 +137,11 @@ async def create_game(state: State, data: NewGame, caller: Player) -> GameInfo:
     if data.time_control is not None:
         for_people(data.time_control)  # its seats are for people
     table = await _games(state).create_game(
-        caller, data.game, data.players, data.options, data.ranked,
+        caller,
+        data.game,
+        data.players,
+        data.options,
+        data.ranked,
         msgspec.to_builtins(data.time_control) if data.time_control else None,
         state.settings.table_bot_delay_ms if data.bot_delay_ms is None else data.bot_delay_ms,
     )
@@ -216,7 +228,10 @@ async def stream(request: Request, state: State, game_id: str, viewer: Player | 
     table = await games.load(game_id)
     last = resume_point(request)
     cycle = (request.scope.get("extensions") or {}).get("hanamichi.cycle")
-    return ServerSentEvent(metrics.sse_stream("game", game_sse(state, games, table, viewer, last, cycle)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return ServerSentEvent(
+        metrics.sse_stream("game", game_sse(state, games, table, viewer, last, cycle)),
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
 
 
 def resume_point(request: Request) -> int:
@@ -228,6 +243,17 @@ def resume_point(request: Request) -> int:
 
 
 ROUTES = [
-    health, ready, catalog, create_player, create_game, read_game, take_seat, seat_bot,
-    submit_action, read_events, replay, export, stream,
+    health,
+    ready,
+    catalog,
+    create_player,
+    create_game,
+    read_game,
+    take_seat,
+    seat_bot,
+    submit_action,
+    read_events,
+    replay,
+    export,
+    stream,
 ]

@@ -14,10 +14,11 @@ from services.app.players import Player
 from services.http.schemas import MAX_EPOCH_MS
 
 
-
 @get("/api/v1/agents/{agent_id:str}/turns")
 async def agent_turns(
-    state: State, agent_id: str, caller: Player,
+    state: State,
+    agent_id: str,
+    caller: Player,
     game_id: Annotated[str | None, Parameter(max_length=100)] = None,
     limit: Annotated[int, Parameter(ge=1, le=MAX_TURNS_LIMIT)] = TURNS_LIMIT,
     before: Annotated[float | None, Parameter(ge=0, le=MAX_EPOCH_MS)] = None,

@@ -62,19 +62,28 @@ async def standings(state: State, tournament_id: str) -> dict:
 
 
 @get("/api/v1/tournaments/{tournament_id:str}/rounds/{round_no:int}")
-async def round_tables(state: State, tournament_id: str, round_no: Annotated[int, Parameter(ge=0, le=MAX_ROUNDS)]) -> dict:
+async def round_tables(
+    state: State, tournament_id: str, round_no: Annotated[int, Parameter(ge=0, le=MAX_ROUNDS)]
+) -> dict:
     return _tn(state).round_tables(await _tn(state).load(tournament_id), round_no)
 
 
 @get("/api/v1/tournaments/{tournament_id:str}/events")
-async def tournament_events(state: State, tournament_id: str, after: Annotated[int, Parameter(ge=0, le=MAX_VERSION)] = 0) -> dict:
+async def tournament_events(
+    state: State, tournament_id: str, after: Annotated[int, Parameter(ge=0, le=MAX_VERSION)] = 0
+) -> dict:
     return following.events_after(_tn(state), await _tn(state).load(tournament_id), after)
 
 
 @get("/api/v1/tournaments/{tournament_id:str}/stream")
 async def tournament_stream(request: Request, state: State, tournament_id: str) -> ServerSentEvent:
-    feed = await following.follow(_tn(state), state.hub, tournament_id, resume_point(request), state.settings.sse_keepalive_s)
-    return ServerSentEvent(metrics.sse_stream("tournament", _messages(feed)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    feed = await following.follow(
+        _tn(state), state.hub, tournament_id, resume_point(request), state.settings.sse_keepalive_s
+    )
+    return ServerSentEvent(
+        metrics.sse_stream("tournament", _messages(feed)),
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
 
 
 async def _messages(feed):
@@ -86,7 +95,9 @@ async def _messages(feed):
             elif isinstance(item, following.Ended):
                 yield ServerSentEventMessage(data='{"status": "%s"}' % item.status, event="end", id=item.version)
             else:
-                yield ServerSentEventMessage(data=msgspec.json.encode(item).decode(), id=item["version"], event="tournament")
+                yield ServerSentEventMessage(
+                    data=msgspec.json.encode(item).decode(), id=item["version"], event="tournament"
+                )
 
 
 @get("/api/v1/leaderboards/{game:str}")
@@ -100,6 +111,15 @@ async def rating_history(state: State, player_id: str, game: str | None = None) 
 
 
 ROUTES = [
-    create_tournament, list_tournaments, read_tournament, register, withdraw, standings, round_tables,
-    tournament_events, tournament_stream, leaderboard, rating_history,
+    create_tournament,
+    list_tournaments,
+    read_tournament,
+    register,
+    withdraw,
+    standings,
+    round_tables,
+    tournament_events,
+    tournament_stream,
+    leaderboard,
+    rating_history,
 ]

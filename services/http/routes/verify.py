@@ -29,7 +29,10 @@ async def verify_game(state: State, game_id: str) -> Verification:
     table = await games.load(game_id)
     if not table.over:
         # The seed and the salt are revealed by the final event only.
-        raise Conflict("game_in_progress", "a game can be verified once it has ended (its final event reveals the seed and the salt)")
+        raise Conflict(
+            "game_in_progress",
+            "a game can be verified once it has ended (its final event reveals the seed and the salt)",
+        )
     verdict = verify_export(queries.export(table))  # the export refuses an embargoed table: 409 results_embargoed
     return Verification(game_id, verdict.commitment_ok, verdict.deals_ok, verdict.replay_ok, verdict.problems)
 

@@ -21,7 +21,9 @@ async def live_tables(
 ) -> LiveTables:
     """Tables in play, the most watched first (then the newest), each with
     its public view for a miniature."""
-    return await watching.live_tables(state.pool, state.games, state.runtime.watchers, state.settings.agents, game, limit)
+    return await watching.live_tables(
+        state.pool, state.games, state.runtime.watchers, state.settings.agents, game, limit
+    )
 
 
 @get("/api/v1/players/{player_id:str}/games")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from ch_helpers import I1, I2, I3, I4, Table, c
+from test_cahoots_rules import example_table
 
 from engines.cahoots import GAME
 from engines.cahoots.actions import Pick
@@ -12,9 +14,6 @@ from engines.cahoots.cards import VALUE_OF
 from engines.cahoots.events import Picked, TrickScored
 from engines.core import Ctx, OptionsError, RuleError
 from engines.playout import Playout
-
-from ch_helpers import I1, I2, I3, I4, Table, c
-from test_cahoots_rules import example_table
 
 
 def test_ch8_face_value_scoring_is_off_by_default_and_validated():

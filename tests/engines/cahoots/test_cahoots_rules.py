@@ -6,15 +6,14 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from ch_helpers import I1, I2, I3, I4, Table, c
 
 from engines.cahoots import GAME
 from engines.cahoots.actions import Keep, Kill, Pick, Play
-from engines.cahoots.cards import CUPS, DECK, THREE_PLAYER_DECK, THREE_PLAYER_RESERVE, VALUE_OF, SUIT_OF
+from engines.cahoots.cards import CUPS, DECK, SUIT_OF, THREE_PLAYER_DECK, THREE_PLAYER_RESERVE, VALUE_OF
 from engines.cahoots.events import Chose, Dealt, GameEnded, Started, TrickScored
 from engines.core import Chance, Ctx, RuleError
 from engines.playout import play_game
-
-from ch_helpers import I1, I2, I3, I4, Table, c
 
 OPTIONS = GAME.make_options({})
 
@@ -219,7 +218,9 @@ def test_ch7_last_trick_needs_no_choices_in_base_scoring():
     # the eighth card ended the game: no keep/kill was asked for
     assert GAME.is_over(table.state)
     assert not any(isinstance(e, Chose) for e in table.events[-4:])
-    assert sum(table.state.scores) == sum(e.points[s] for e in table.events if isinstance(e, TrickScored) for s in range(4))
+    assert sum(table.state.scores) == sum(
+        e.points[s] for e in table.events if isinstance(e, TrickScored) for s in range(4)
+    )
 
 
 def test_ch7_last_trick_with_face_value_scoring_still_chooses_point_cards():

@@ -349,7 +349,9 @@ def test_km5a_every_bot_is_asked_on_the_last_card_at_a_zero_window_table(players
     playout = Playout(GAME, players, GAME.make_options({"stop_window_ms": 0}), 3, ["random"] * players)
     playout.bots = [_AskedBot(seat, asked) for seat in range(players)]
     playout.run()
-    lasts = [e for i, e in enumerate(playout.log) if isinstance(e, Placed) and isinstance(playout.log[i + 1], RoundEnded)]
+    lasts = [
+        e for i, e in enumerate(playout.log) if isinstance(e, Placed) and isinstance(playout.log[i + 1], RoundEnded)
+    ]
     assert len(lasts) == 3  # nobody calls Stop: every round ends on its deck's last card
     for last in lasts:
         assert sorted(seat for number, seat in asked if number == last.placement) == [

@@ -37,7 +37,9 @@ def deck_with(players: int, hands: dict[int, list[int]], dummy: list[int] | None
 class Table:
     """A game driven by explicit actions; `state` is always fold(log)."""
 
-    def __init__(self, players: int, *, hands=None, dummy=None, dealer=0, high=True, order=SUITS, options=None, rounds=None):
+    def __init__(
+        self, players: int, *, hands=None, dummy=None, dealer=0, high=True, order=SUITS, options=None, rounds=None
+    ):
         fixed = {"first-dealer": [dealer], "high-low": [high], "actors": list(order)}
         fixed["round-1"] = deck_with(players, hands or {}, dummy)
         for r, deck in (rounds or {}).items():

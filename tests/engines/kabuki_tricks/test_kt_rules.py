@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from kt_helpers import B, G, O, P, Table, c
 
 from engines.core import Chance, Ctx, RuleError
 from engines.kabuki_tricks import GAME
@@ -12,8 +13,6 @@ from engines.kabuki_tricks.cards import JOKER, SUITS, deck_for
 from engines.kabuki_tricks.events import Dealt, Directed, JokerPlayed, Started, TrickWon
 from engines.kabuki_tricks.rules import DIRECT_ACTIONS
 from engines.kabuki_tricks.state import DIRECT, PLAY
-
-from kt_helpers import B, G, O, P, Table, c
 
 
 def refused(table: Table, seat: int, action, code: str) -> None:
@@ -265,7 +264,9 @@ def test_error_codes_for_wrong_seat_phase_and_card():
 def test_actions_decode_from_json_shapes():
     raw = {"type": "joker", "actor": "blue", "prediction": 2, "adjust": {"swap": 1}}
     assert GAME.decode_action(raw) == Joker(actor=B, prediction=2, adjust=Adjust(swap=1))
-    assert GAME.decode_action({"type": "joker", "actor": "green", "prediction": 1, "adjust": {"flip": True}}).adjust == Adjust(flip=True)
+    assert GAME.decode_action(
+        {"type": "joker", "actor": "green", "prediction": 1, "adjust": {"flip": True}}
+    ).adjust == Adjust(flip=True)
     assert msgspec.json.decode(msgspec.json.encode(Adjust(swap=1))) == {"swap": 1}
     assert GAME.decode_action({"type": "play", "card": 16}) == Play(card=16)
     with pytest.raises(RuleError) as err:

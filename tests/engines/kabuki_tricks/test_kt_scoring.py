@@ -3,6 +3,7 @@ KT-9, KT-12, KT-14; the Italian edition's complete scoring example)."""
 
 from __future__ import annotations
 
+from kt_helpers import B, G, O, P, c, end_state
 from msgspec.structs import replace
 
 from engines.kabuki_tricks import GAME
@@ -11,8 +12,6 @@ from engines.kabuki_tricks.events import GameEnded, RoundEnded
 from engines.kabuki_tricks.rules import score_round
 from engines.kabuki_tricks.state import OVER
 from engines.playout import play_game
-
-from kt_helpers import B, G, O, P, c, end_state
 
 ANG, BETH, CHAD, DALILA, ELIOT = range(5)
 
@@ -61,7 +60,9 @@ def test_kt8_tie_group_counts_wrong_cards_strongest_actor_scores_2():
 
 
 def test_kt8_unique_value_correct_scores_2():
-    s = end_state(3, finals=[c("1G"), c("2G"), c("3G")], tricks=[1, 3, 3], predictions=[1, 3, None], placed={B: 0, G: 1})
+    s = end_state(
+        3, finals=[c("1G"), c("2G"), c("3G")], tricks=[1, 3, 3], predictions=[1, 3, None], placed={B: 0, G: 1}
+    )
     assert [line.prediction for line in score_round(s).lines] == [2, 2, 0]
 
 
@@ -88,9 +89,7 @@ def test_kt14_failed_predictions_option():
 
 
 def test_kt14_toxic_number_rulebook_example_ang_and_beth_penalised():
-    kwargs = dict(
-        finals=[c("8G"), c("8P"), c("3B"), JOKER + 3], tricks=[2, 2, 3, 0], predictions=[None] * 4, placed={}
-    )
+    kwargs = dict(finals=[c("8G"), c("8P"), c("3B"), JOKER + 3], tricks=[2, 2, 3, 0], predictions=[None] * 4, placed={})
     on = score_round(end_state(4, options={"toxic_number": True}, **kwargs))
     assert [x.toxic for x in on.lines] == [-1, -1, 0, 0]
     assert [x.toxic for x in score_round(end_state(4, **kwargs)).lines] == [0, 0, 0, 0]

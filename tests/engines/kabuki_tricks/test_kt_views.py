@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from kt_helpers import B, Table, c
 
 from engines.core import Chance, OptionsError
 from engines.kabuki_tricks import GAME
@@ -10,8 +11,6 @@ from engines.kabuki_tricks.cards import player_card
 from engines.kabuki_tricks.events import Dealt, JokerPlayed, RoundEnded, Started
 from engines.kabuki_tricks.rules import start
 from engines.playout import Playout
-
-from kt_helpers import B, Table, c
 
 
 def test_kt11_start_event_hides_seed_and_decks_from_everyone():

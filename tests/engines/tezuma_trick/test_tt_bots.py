@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from tt_helpers import cs
 
 from engines.playout import Playout, play_game
 from engines.tezuma_trick import GAME
-from engines.tezuma_trick.events import Played
 from engines.tezuma_trick.bots import HeuristicBot, RandomBot, expected_tricks
-
-from tt_helpers import cs
+from engines.tezuma_trick.events import Played
 
 OPTIONS = GAME.make_options({})
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from tt_helpers import OPTIONS, act, table
 
 from engines.core import Chance, Ctx, OptionsError, RuleError
 from engines.playout import play_game
@@ -14,8 +15,6 @@ from engines.tezuma_trick.actions import PickAbility, PickBid, PickPain, Play
 from engines.tezuma_trick.cards import DEFAULT_BID_CARDS, IS_TRUMP, NUMBER_OF, SUIT_OF, deck_for
 from engines.tezuma_trick.events import HandDealt, PickedBid, Started
 from engines.tezuma_trick.state import DRAFT, PLAY
-
-from tt_helpers import OPTIONS, act, table
 
 
 def test_deck_has_48_cards_and_36_with_three_players():

@@ -43,7 +43,9 @@ def table(
     dealer = n - 1 if dealer is None else dealer
     abilities = abilities or [None] * n
     # Seats without a chosen ability draft ones nobody uses in the test.
-    spare = iter(name for name in ("many_umbrellas", "horse_swallowing", "water_trick", "chicks") if name not in abilities)
+    spare = iter(
+        name for name in ("many_umbrellas", "horse_swallowing", "water_trick", "chicks") if name not in abilities
+    )
     abilities = [name or next(spare) for name in abilities]
     bids = bids or list(range(n))
     pains = pains or list(range(n))

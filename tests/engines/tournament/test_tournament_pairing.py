@@ -6,7 +6,10 @@ from __future__ import annotations
 import itertools
 import random
 
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from tournament_helpers import tournament
 
 from engines.tournament.pairing import (
     knockout_groups,
@@ -20,8 +23,6 @@ from engines.tournament.pairing import (
     swiss_groups,
     table_sizes,
 )
-
-from tournament_helpers import tournament
 
 
 def ids(n: int) -> list[str]:
@@ -208,9 +209,7 @@ def test_duplicate_deals_are_identical_within_a_group():
     for record in run.state.history:
         for group in {t.group for t in record.tables}:
             starts = [
-                GAME.new_game(4, GAME.make_options({}), Chance(t.deal_seed))
-                for t in record.tables
-                if t.group == group
+                GAME.new_game(4, GAME.make_options({}), Chance(t.deal_seed)) for t in record.tables if t.group == group
             ]
             assert all(s == starts[0] for s in starts)
         groups = sorted({t.group for t in record.tables})

@@ -7,7 +7,10 @@ import random
 
 import msgspec
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from tournament_helpers import START, Run, people, settings, tournament
 
 from engines.core import OptionsError, RuleError
 from engines.tournament import (
@@ -34,8 +37,6 @@ from engines.tournament import (
 )
 from engines.tournament.pairing import meetings
 from engines.tournament.rules import fill_target
-
-from tournament_helpers import START, Run, people, settings, tournament
 
 
 def code_of(run: Run, command, now_ms: int = START) -> str:
@@ -207,10 +208,18 @@ def test_result_for_an_earlier_round_is_still_idempotent():
 
 def test_unknown_table_and_bad_results():
     run = started_run()
-    assert code_of(run, RecordResult(round=1, table=9, game_id="g", places=(1, 2, 3, 4), scores=(0,) * 4)) == "unknown_table"
-    assert code_of(run, RecordResult(round=2, table=1, game_id="g", places=(1, 2, 3, 4), scores=(0,) * 4)) == "unknown_table"
+    assert (
+        code_of(run, RecordResult(round=1, table=9, game_id="g", places=(1, 2, 3, 4), scores=(0,) * 4))
+        == "unknown_table"
+    )
+    assert (
+        code_of(run, RecordResult(round=2, table=1, game_id="g", places=(1, 2, 3, 4), scores=(0,) * 4))
+        == "unknown_table"
+    )
     assert code_of(run, RecordResult(round=1, table=1, game_id="g", places=(1, 2, 3), scores=(0,) * 3)) == "bad_result"
-    assert code_of(run, RecordResult(round=1, table=1, game_id="g", places=(1, 2, 3, 5), scores=(0,) * 4)) == "bad_result"
+    assert (
+        code_of(run, RecordResult(round=1, table=1, game_id="g", places=(1, 2, 3, 5), scores=(0,) * 4)) == "bad_result"
+    )
     pending = Run(settings())
     assert code_of(pending, RecordResult(round=1, table=1, game_id="g", places=(1,), scores=(0,))) == "not_started"
 
@@ -241,7 +250,10 @@ def test_cancel_a_running_tournament():
     run = started_run()
     (c,) = run.do(Cancel(reason="by_organiser", message="server move"))
     assert run.state.status == "cancelled" and run.state.cancelled == c
-    assert code_of(run, RecordResult(round=1, table=1, game_id="g", places=(1, 2, 3, 4), scores=(0,) * 4)) == "tournament_cancelled"
+    assert (
+        code_of(run, RecordResult(round=1, table=1, game_id="g", places=(1, 2, 3, 4), scores=(0,) * 4))
+        == "tournament_cancelled"
+    )
 
 
 def test_create_twice_and_commands_before_create():
@@ -372,12 +384,19 @@ def test_make_settings_checks_the_game():
 def test_recurrence_shifts_every_time_and_takes_a_new_seed():
     s = settings(every_minutes=60, opens_ms=1000, closes_ms=START)
     nxt = next_settings(s, seed=42)
-    assert (nxt.start_ms, nxt.opens_ms, nxt.closes_ms, nxt.seed) == (START + 3_600_000, 3_601_000, START + 3_600_000, 42)
+    assert (nxt.start_ms, nxt.opens_ms, nxt.closes_ms, nxt.seed) == (
+        START + 3_600_000,
+        3_601_000,
+        START + 3_600_000,
+        42,
+    )
     assert next_settings(settings(), seed=1) is None
 
 
 def test_commands_decode_from_json_shapes():
-    c = decode_command({"type": "tn.record_result", "round": 1, "table": 2, "game_id": "g", "places": [1, 2], "scores": [3, 1]})
+    c = decode_command(
+        {"type": "tn.record_result", "round": 1, "table": 2, "game_id": "g", "places": [1, 2], "scores": [3, 1]}
+    )
     assert c == RecordResult(round=1, table=2, game_id="g", places=(1, 2), scores=(3.0, 1.0))
     with pytest.raises(RuleError) as info:
         decode_command({"type": "tn.nope"})
@@ -389,8 +408,10 @@ def test_a_stream_recorded_under_older_bounds_still_folds():
     requests): a stored `tn.created` with it must still decode and fold."""
     from engines.tournament import AnyEvent, evolve
 
-    raw = (b'{"type":"tn.created","tournament_id":"t-old","settings":{"game":"kabuki-tricks",'
-           b'"start_ms":1000,"rounds":1,"time_control":{"move_ms":0}}}')
+    raw = (
+        b'{"type":"tn.created","tournament_id":"t-old","settings":{"game":"kabuki-tricks",'
+        b'"start_ms":1000,"rounds":1,"time_control":{"move_ms":0}}}'
+    )
     try:
         event = msgspec.json.decode(raw, type=AnyEvent)
     except msgspec.ValidationError as error:  # the shape changed: rebuild it from the encoder

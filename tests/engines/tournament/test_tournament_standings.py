@@ -4,9 +4,11 @@ batch recomputation of standings against the incremental fold."""
 from __future__ import annotations
 
 import pytest
+from tournament_helpers import settings, tournament
 
 from engines.tournament import Placing, RoundPaired, Table, TableFinished, fold, standings
 from engines.tournament.standings import (
+    Tally,
     bye_points,
     default_points,
     points_row,
@@ -14,10 +16,7 @@ from engines.tournament.standings import (
     round_points,
     table_points,
     tallies_from,
-    Tally,
 )
-
-from tournament_helpers import settings, tournament
 
 
 def test_default_points_per_table_size():
