@@ -9,6 +9,7 @@ refused request is seen with its 4xx/5xx status."""
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
 import uuid
@@ -21,6 +22,12 @@ access = logging.getLogger("hanamichi.access")
 # A caller's (or proxy's) X-Request-ID is kept when it is a plain token;
 # anything else is replaced, so a log line never carries a client's garbage.
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+
+
+# Which API process answered (its pid): `serve --processes N` runs N processes
+# behind one socket, and an operator (or a test) reading a response must be
+# able to tell them apart. A pid says nothing about players or games.
+_PROCESS = str(os.getpid()).encode()
 
 
 def _request_id(scope) -> str:
@@ -51,7 +58,11 @@ def observe_requests(app, log_access: bool = False):
                 status[0] = message["status"]
                 route = scope.get("path_template") or "unmatched"
                 REQUEST_SECONDS.labels(scope["method"], route, str(status[0])).observe(time.perf_counter() - started)
-                message["headers"] = [*message.get("headers", ()), (b"x-request-id", request_id.encode())]
+                message["headers"] = [
+                    *message.get("headers", ()),
+                    (b"x-request-id", request_id.encode()),
+                    (b"x-api-process", _PROCESS),
+                ]
             await send(message)
 
         try:
