@@ -120,6 +120,12 @@ def verify_events(game: Game, events: Sequence[Any]) -> Verdict:
     commitment_ok = bool(published) and published == commitment(seed, salt)
     if not commitment_ok:
         problems.append("the revealed seed and salt do not hash to the first event's commitment")
+    disagreeing = _disagreeing_openings(events, seed, salt)
+    if disagreeing:
+        # The deals and replay comparisons leave these fields out, so a
+        # start event naming another seed than the one revealed is caught here.
+        commitment_ok = False
+        problems.extend(disagreeing)
 
     try:
         players, options = game.setup(first)
@@ -138,6 +144,20 @@ def verify_events(game: Game, events: Sequence[Any]) -> Verdict:
     if not replay_ok:
         problems.append(f"the replay failed: {why}")
     return Verdict(commitment_ok, deals_ok and later_deals_ok, replay_ok, game.name, problems)
+
+
+def _disagreeing_openings(events: Sequence[Any], seed: int, salt: str) -> list[str]:
+    """Why an event that names a seed or salt (the start event, once the game
+    is over) names another one than the final event reveals: an export
+    carries one seed and one salt."""
+    out = []
+    for number, event in enumerate(events[:-1], start=1):
+        named_seed, named_salt = getattr(event, "seed", None), getattr(event, "salt", None)
+        if named_seed is not None and named_seed != seed:
+            out.append(f"event {number} ({_tag(event)}) names seed {named_seed}, the final event reveals {seed}")
+        if named_salt and named_salt != salt:
+            out.append(f"event {number} ({_tag(event)}) names another salt than the final event reveals")
+    return out
 
 
 def _replay(game: Game, start: list, rest: Sequence[Any]) -> tuple[bool, bool, str]:

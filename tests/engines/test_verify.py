@@ -88,6 +88,22 @@ def test_a_changed_seed_fails_the_commitment_and_the_deals(game) -> None:
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+def test_a_start_event_naming_another_seed_than_the_final_reveals_fails(game) -> None:
+    # The final event's seed and salt open the commitment and re-deal the
+    # game, so only the start event's copy is forged: the export then names
+    # two seeds, and must not pass.
+    log = finished_log(game)
+    assert log[0].seed == log[-1].seed
+    forged = [replace(log[0], seed=log[-1].seed + 1), *log[1:]]
+    verdict = verify_events(game, forged)
+    assert not verdict.ok
+    assert not verdict.commitment_ok
+    assert any(f"names seed {log[-1].seed + 1}" in p for p in verdict.problems), verdict.problems
+    salted = [replace(log[0], salt="00" * 32), *log[1:]]
+    assert not verify_events(game, salted).commitment_ok
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
 def test_a_changed_card_in_a_move_fails_the_replay(game) -> None:
     log = finished_log(game)
     i, event = next((i, e) for i, e in enumerate(log) if i > 5 and _tag(e).endswith(("played", "placed")))
