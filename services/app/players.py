@@ -62,7 +62,9 @@ class Players:
                 password_hash,
             )
         except asyncpg.UniqueViolationError as err:
-            raise name_taken(name) if err.constraint_name == NAME_INDEX else err
+            if err.constraint_name != NAME_INDEX:
+                raise
+            raise name_taken(name) from err
         return player, token
 
     async def authenticate(self, authorization: str | None) -> Player:

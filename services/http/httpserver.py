@@ -63,7 +63,7 @@ def forwarded_client(peer: str, headers: list[tuple[bytes, bytes]], trusted: tup
 
 
 def _response(status: bytes, code: str, message: str, extra: bytes = b"") -> bytes:
-    body = ('{"code":"%s","message":"%s"}' % (code, message)).encode()
+    body = f'{{"code":"{code}","message":"{message}"}}'.encode()
     return (
         b"HTTP/1.1 "
         + status

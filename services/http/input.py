@@ -19,7 +19,7 @@ from services.app.errors import BadRequest
 
 # 18 digits stays below 2**63 (a bigint), far beyond any stream's length.
 MAX_VERSION_DIGITS = 18
-_VERSION = re.compile(r"[0-9]{1,%d}" % MAX_VERSION_DIGITS)
+_VERSION = re.compile(rf"[0-9]{{1,{MAX_VERSION_DIGITS}}}")
 
 
 def parse_version(text: str | None, name: str, code: str = "bad_version") -> int:

@@ -14,6 +14,7 @@ count is unknown (None), never an error for the route that shows it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import uuid
@@ -70,10 +71,8 @@ class Watchers:
                 raise
             except Exception as exc:  # Redis down: counts are stale until it is back
                 log.warning("spectator counts not written (%s)", exc)
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), self.refresh_s)
-            except TimeoutError:
-                pass
             # Many streams opening at once (a popular table) make one write.
             await asyncio.sleep(0.05)
 
@@ -124,7 +123,7 @@ class Watchers:
             return None
         totals = {g: 0 for g in game_ids}
         for reply in replies:
-            for g, n in zip(game_ids, reply):
+            for g, n in zip(game_ids, reply, strict=True):
                 if n is not None:
                     totals[g] += int(n)
         return totals

@@ -43,7 +43,7 @@ def summarise(records: list[dict], players: int) -> dict:
         "games": games,
         "win_rate": round(wins / games, 4) if games else 0.0,
         "win_rate_ci95": wilson(wins, games),
-        "mean_score_by_seat": [round(s / c, 4) if c else None for s, c in zip(sums, counts)],
+        "mean_score_by_seat": [round(s / c, 4) if c else None for s, c in zip(sums, counts, strict=True)],
         "move_ms_p50": _percentile(times, 0.50),
         "move_ms_p99": _percentile(times, 0.99),
         "illegal": sum(1 for f in failures if f["kind"] == "illegal"),

@@ -117,13 +117,19 @@ async def run_agents_bench(args: argparse.Namespace, database_url: str, redis_ur
         cwd=ROOT,
         env=env,
     )
-    logs = [open(f"{args.worker_log}.{n}", "w") for n in range(args.workers)]
-    workers = [
-        subprocess.Popen(
-            [sys.executable, "-m", "services.cli", "worker"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
-        )
-        for log in logs
-    ]
+    workers = []
+    for n in range(args.workers):
+        # The worker writes to its own copy of the file: this one closes once it runs.
+        with open(f"{args.worker_log}.{n}", "w") as log:
+            workers.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "services.cli", "worker"],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+            )
     base = f"http://127.0.0.1:{args.port}"
     http = httpx.AsyncClient(base_url=base, timeout=60)
     try:
@@ -159,12 +165,12 @@ async def run_agents_bench(args: argparse.Namespace, database_url: str, redis_ur
         game_ids: list[str] = []
         for _round in range(args.games_per_table):
             round_ids = []
-            for seated in tables:
+            for _table in tables:
                 r = await http.post("/api/v1/games", headers=auth, json={"game": args.game, "players": args.players})
                 r.raise_for_status()
                 round_ids.append(r.json()["game_id"])
             # Seat every table's agents, then let them all play at once.
-            for game_id, seated in zip(round_ids, tables):
+            for game_id, seated in zip(round_ids, tables, strict=True):
                 for agent in seated:
                     r = await http.post(
                         f"/api/v1/games/{game_id}/seats", headers={"Authorization": f"Bearer {agent['token']}"}, json={}

@@ -136,7 +136,7 @@ class Crowd:
         """Start the processes; (connected, failed) once all have connected."""
         host, port, path = self.where
         root = Path(__file__).resolve().parents[2]
-        for share, out in zip(self.shares, self.files):
+        for share, out in zip(self.shares, self.files, strict=True):
             self.procs.append(
                 await asyncio.create_subprocess_exec(
                     sys.executable,
@@ -155,7 +155,7 @@ class Crowd:
         lines = await asyncio.wait_for(asyncio.gather(*(p.stdout.readline() for p in self.procs)), timeout)
         counts = [line.split() for line in lines]
         return sum(int(c[1]) for c in counts if len(c) == 3), sum(
-            int(c[2]) if len(c) == 3 else s for c, s in zip(counts, self.shares)
+            int(c[2]) if len(c) == 3 else s for c, s in zip(counts, self.shares, strict=True)
         )
 
     async def stop(self) -> list:
@@ -192,7 +192,7 @@ def read_rows(path: str):
     while i < len(data):
         n, cut = int(data[i]), int(data[i + 1])
         pairs = data[i + 2 : i + 2 + 2 * n]
-        yield cut, list(zip(map(int, pairs[0::2]), pairs[1::2]))
+        yield cut, list(zip(map(int, pairs[0::2]), pairs[1::2], strict=False))
         i += 2 + 2 * n
 
 

@@ -38,16 +38,19 @@ async def run_tournament_bench(args: argparse.Namespace, database_url: str, redi
     settings = replace(Settings.from_env(), database_url=database_url, redis_url=redis_url)
     runtime = await Runtime.open(settings)
     env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url)
-    workers = [
-        subprocess.Popen(
-            [sys.executable, "-m", "services.cli", "worker"],
-            env=env,
-            cwd=Path(__file__).resolve().parents[2],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        for log in [open(f"{args.worker_log}.{n}", "w") for n in range(args.workers)]
-    ]
+    workers = []
+    for n in range(args.workers):
+        # The worker writes to its own copy of the file: this one closes once it runs.
+        with open(f"{args.worker_log}.{n}", "w") as log:
+            workers.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "services.cli", "worker"],
+                    env=env,
+                    cwd=Path(__file__).resolve().parents[2],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+            )
     try:
         service = runtime.tournaments
         loaded = await service.create(

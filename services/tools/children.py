@@ -4,6 +4,7 @@ alive: a child that exits while serve runs is logged and started again
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import os
@@ -21,10 +22,8 @@ _PR_SET_PDEATHSIG = 1
 def _die_with_parent() -> None:
     """In the child before exec: SIGTERM when the parent dies (Linux), so a
     SIGKILLed serve leaves no worker behind. Best effort elsewhere."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
 
 
 def alive(pid: int) -> bool:

@@ -149,12 +149,17 @@ def calibrate(players: int = 4, seconds: float = 1.0) -> dict[str, Any]:
         if not game.min_players <= players <= game.max_players:
             continue
         options = game.make_options({})
-        rate = _best_rate(lambda n: Playout(game, players, options, n, ["random"] * players).run(), seconds)
+        rate = _best_rate(
+            lambda n, game=game, options=options: Playout(game, players, options, n, ["random"] * players).run(),
+            seconds,
+        )
         row = {"game": game.name, "playouts_per_s": round(rate, 1), "ratio": round(rate / bare, 3)}
         # The search's own representation (engines/<game>/lean.py), where the game has one.
         lean = _lean_random_game(game.name)
         if lean is not None:
-            lean_rate = _best_rate(lambda n: lean(players, options, _random.Random(n)), seconds)
+            lean_rate = _best_rate(
+                lambda n, lean=lean, options=options: lean(players, options, _random.Random(n)), seconds
+            )
             row.update(lean_playouts_per_s=round(lean_rate, 1), lean_ratio=round(lean_rate / bare, 3))
         rows.append(row)
     return {"players": players, "bare_kabuki_tricks_per_s": round(bare, 1), "games": rows}

@@ -22,9 +22,12 @@ def reads_environment(source: str) -> list[int]:
         if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv", "environb"):
             if isinstance(node.value, ast.Name) and node.value.id == "os":
                 lines.append(node.lineno)
-        elif isinstance(node, ast.ImportFrom) and node.module == "os":
-            if any(alias.name in ("environ", "getenv", "putenv", "environb") for alias in node.names):
-                lines.append(node.lineno)
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "os"
+            and any(alias.name in ("environ", "getenv", "putenv", "environb") for alias in node.names)
+        ):
+            lines.append(node.lineno)
     return lines
 
 

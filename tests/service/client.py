@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import uuid
@@ -146,7 +147,5 @@ class SseReader:
     async def stop(self) -> None:
         self.ended.set()
         self.task.cancel()
-        try:
+        with contextlib.suppress(BaseException):
             await self.task
-        except BaseException:
-            pass

@@ -53,7 +53,7 @@ async def test_measure_failing_pays(server_env, tmp_path_factory):
 
             return await wait_for(done, 1200, 2.0)
 
-        reports = dict(zip(KINDS, await asyncio.gather(*(report(k) for k in KINDS))))
+        reports = dict(zip(KINDS, await asyncio.gather(*(report(k) for k in KINDS)), strict=True))
         print(
             f"\n{GAMES} three-player Kabuki Tricks games per agent against 2 heuristic bots,"
             f" {time.monotonic() - started:.0f} s"

@@ -36,7 +36,7 @@ async def test_duplicate_names_are_renamed_keeping_ids(servers):
                 ("bob", "2026-01-05"),
             ]
             ids = [uuid.uuid4() for _ in rows]
-            for pid, (player, created) in zip(ids, rows):
+            for pid, (player, created) in zip(ids, rows, strict=True):
                 await conn.execute(
                     "INSERT INTO players (player_id, name, token_hash, created_at) VALUES ($1, $2, $3, $4::text::timestamptz)",
                     pid,

@@ -62,7 +62,7 @@ async def test_turn_log_sparring_report_and_duplicate(stack):
             "options": {},
             "time_control": None,
         }
-        for entry, game_id in zip(report["results"], game_ids):
+        for entry, game_id in zip(report["results"], game_ids, strict=True):
             assert len(entry["scores"]) == 3 and entry["scores"][entry["seat"]] == entry["score"]
             assert entry["links"]["replay"] == f"/api/v1/games/{game_id}/replay"
             assert (await owner.get(entry["links"]["export"])).status_code == 200
@@ -96,7 +96,7 @@ async def test_turn_log_sparring_report_and_duplicate(stack):
         # The same seed again repeats the series' deals, game by game.
         r = await owner.post(f"/api/v1/agents/{agent_id}/sparring", {**body, "duplicate": False})
         again = await _done(owner, agent_id, r.json()["sparring_id"])
-        for first, second in zip(report["results"], again["results"]):
+        for first, second in zip(report["results"], again["results"], strict=True):
             assert _revealed_seed(await export_events(stack.base_url, first["game_id"])) == _revealed_seed(
                 await export_events(stack.base_url, second["game_id"])
             )

@@ -269,19 +269,21 @@ async def test_pull_stream_announces_games_turns_and_keepalive(stack):
     comments = []
 
     async def read():
-        async with httpx.AsyncClient(base_url=stack.base_url, timeout=httpx.Timeout(30, read=30)) as http:
-            async with http.stream(
+        async with (
+            httpx.AsyncClient(base_url=stack.base_url, timeout=httpx.Timeout(30, read=30)) as http,
+            http.stream(
                 "GET", "/api/v1/agents/me/stream", headers={"Authorization": f"Bearer {created['token']}"}
-            ) as r:
-                assert r.status_code == 200
-                event = None
-                async for line in r.aiter_lines():
-                    if line.startswith(":"):
-                        comments.append(line)
-                    elif line.startswith("event:"):
-                        event = line[6:].strip()
-                    elif line.startswith("data:"):
-                        messages.append((event, json.loads(line[5:])))
+            ) as r,
+        ):
+            assert r.status_code == 200
+            event = None
+            async for line in r.aiter_lines():
+                if line.startswith(":"):
+                    comments.append(line)
+                elif line.startswith("event:"):
+                    event = line[6:].strip()
+                elif line.startswith("data:"):
+                    messages.append((event, json.loads(line[5:])))
 
     reader = asyncio.create_task(read())
     try:

@@ -77,22 +77,22 @@ class Stream:
         self.changed = asyncio.Event()
 
     async def read(self, base_url: str, token: str) -> None:
-        async with httpx.AsyncClient(base_url=base_url, timeout=None) as http:
-            async with http.stream(
-                "GET", "/api/v1/agents/me/stream", headers={"Authorization": f"Bearer {token}"}
-            ) as r:
-                assert r.status_code == 200
-                event, data = None, []
-                async for line in r.aiter_lines():
-                    self.lines.append(line)
-                    if line.startswith("event:"):
-                        event = line.partition(":")[2].strip()
-                    elif line.startswith("data:"):
-                        data.append(line.partition(":")[2].strip())
-                    elif not line and data:
-                        self.messages.append((event, json.loads("\n".join(data))))
-                        event, data = None, []
-                    self.changed.set()
+        async with (
+            httpx.AsyncClient(base_url=base_url, timeout=None) as http,
+            http.stream("GET", "/api/v1/agents/me/stream", headers={"Authorization": f"Bearer {token}"}) as r,
+        ):
+            assert r.status_code == 200
+            event, data = None, []
+            async for line in r.aiter_lines():
+                self.lines.append(line)
+                if line.startswith("event:"):
+                    event = line.partition(":")[2].strip()
+                elif line.startswith("data:"):
+                    data.append(line.partition(":")[2].strip())
+                elif not line and data:
+                    self.messages.append((event, json.loads("\n".join(data))))
+                    event, data = None, []
+                self.changed.set()
 
     def of(self, event: str, game_id: str | None = None) -> list[dict]:
         return [d for e, d in self.messages if e == event and (game_id is None or d.get("game_id") == game_id)]

@@ -6,6 +6,7 @@ results; the tournament lifts the embargo when its round ends."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 import uuid
@@ -91,27 +92,27 @@ async def _play_seat(runtime: Runtime, game_id: str, player: Player, rng: random
         if seat in table.game.to_act(table.state):
             legal = table.game.legal_actions(table.state, seat)
             if legal:
-                try:
+                with contextlib.suppress(ServiceError):  # the table moved on meanwhile: look again
                     await runtime.games.act(game_id, player, rng.choice(legal), uuid.uuid4().hex)
-                except ServiceError:
-                    pass  # the table moved on meanwhile: look again
                 continue
         await asyncio.sleep(0.01)
     raise AssertionError("the seat's game did not end")
 
 
 async def _tournament_messages(base_url: str, tid: str, into: list) -> None:
-    async with httpx.AsyncClient(base_url=base_url, timeout=httpx.Timeout(60, read=60)) as http:
-        async with http.stream("GET", f"/api/v1/tournaments/{tid}/stream") as r:
-            event: dict = {}
-            async for line in r.aiter_lines():
-                if line == "":
-                    if "data" in event:
-                        into.append(event)
-                    event = {}
-                elif not line.startswith(":"):
-                    key, _, value = line.partition(":")
-                    event[key] = value.strip()
+    async with (
+        httpx.AsyncClient(base_url=base_url, timeout=httpx.Timeout(60, read=60)) as http,
+        http.stream("GET", f"/api/v1/tournaments/{tid}/stream") as r,
+    ):
+        event: dict = {}
+        async for line in r.aiter_lines():
+            if line == "":
+                if "data" in event:
+                    into.append(event)
+                event = {}
+            elif not line.startswith(":"):
+                key, _, value = line.partition(":")
+                event[key] = value.strip()
 
 
 async def test_a_duplicate_round_shows_nothing_of_its_finished_tables_until_it_ends(server, database_url, redis_url):

@@ -5,6 +5,7 @@ commit, and migrations applied once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 
 import asyncpg
@@ -23,10 +24,8 @@ def _sid(prefix: str) -> str:
 async def _close(store: EventStore) -> None:
     if store._flusher is not None:
         store._flusher.cancel()
-        try:
+        with contextlib.suppress(BaseException):
             await store._flusher
-        except BaseException:
-            pass
     await store.pool.close()
 
 

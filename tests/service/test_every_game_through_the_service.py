@@ -36,14 +36,14 @@ async def test_a_person_and_house_bots_play_every_game_to_the_end(server, game):
     assert sorted(info["result"]["places"])[0] == 1
     export = (await person.get(f"/api/v1/games/{game_id}/export")).text.splitlines()
     lines = [json.loads(line) for line in export]
-    engine_events = [msgspec.convert(l["event"], game.event_type) for l in lines if not l["type"].startswith("hm.")]
+    engine_events = [msgspec.convert(e["event"], game.event_type) for e in lines if not e["type"].startswith("hm.")]
     state = game.fold(engine_events)
     assert game.is_over(state)
     # The game's result as the engine folds it, plus the table's ranking
     # (issue 12): nobody forfeited here, so table_places are the game's places.
     folded = msgspec.to_builtins(game.result(state))
     assert info["result"] == {**folded, "forfeited": [], "table_places": folded["places"]}
-    finished = [l for l in lines if l["type"] == "hm.game_finished"]
+    finished = [e for e in lines if e["type"] == "hm.game_finished"]
     assert len(finished) == 1
     assert finished[0]["event"]["result"] == folded
     assert finished[0]["event"]["forfeited"] == []

@@ -204,7 +204,7 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
         finals = await finished_games(owner, tid)
         all_games = set(finals)
         # The outage came mid-game: play went on after it at both tables.
-        assert all(finals[t["game_id"]] > v for t, v in zip(tables, versions_before))
+        assert all(finals[t["game_id"]] > v for t, v in zip(tables, versions_before, strict=True))
 
         # A Kabuki masks game waits its 150 ms window at each of ~150
         # placements: minutes on a loaded machine. What must not happen is a
@@ -216,7 +216,7 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
         async def bot_tables_done():
             infos = [await get_json(owner, f"/api/v1/games/{g}") for g in bot_games]
             now = time.monotonic()
-            for game_id, info in zip(bot_games, infos):
+            for game_id, info in zip(bot_games, infos, strict=True):
                 if info and info["status"] != "finished":
                     version, since = progress.get(game_id, (-1, now))
                     if info["version"] != version:
@@ -228,7 +228,9 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
                         )
             return all(i and i["status"] == "finished" for i in infos) and infos
 
-        for game_id, info in zip(bot_games, await until(bot_tables_done, 300, "the bot tables to finish", [worker])):
+        for game_id, info in zip(
+            bot_games, await until(bot_tables_done, 300, "the bot tables to finish", [worker]), strict=True
+        ):
             finals[game_id] = info["version"]
         tables = [*tables, *({"game_id": g} for g in bot_games)]
 
@@ -246,7 +248,7 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
             await conn.close()
 
         # Spectators saw every event once, in order, across the outage.
-        for reader, table in zip(readers, tables):
+        for reader, table in zip(readers, tables, strict=True):
             versions = await assert_every_event_once(reader, finals[table["game_id"]])
             assert [int(m["id"]) for m in reader.messages if m.get("event") == "game"] == versions
     finally:

@@ -161,17 +161,18 @@ async def test_a_pull_agent_gets_your_turn_when_it_may_place_and_your_chance_to_
             refusals.append(r.text)  # a place refused too_early, say
         return False
 
-    async with httpx.AsyncClient(base_url=stack.base_url, timeout=httpx.Timeout(60, read=30)) as http:
-        async with http.stream("GET", "/api/v1/agents/me/stream", headers=agent.headers) as r:
-            assert r.status_code == 200
-            event = None
-            async with asyncio.timeout(120):
-                async for line in r.aiter_lines():
-                    if line.startswith("event:"):
-                        event = line.partition(":")[2].strip()
-                    elif line.startswith("data:") and event:
-                        if await answer(event, json.loads(line.partition(":")[2])):
-                            break
+    async with (
+        httpx.AsyncClient(base_url=stack.base_url, timeout=httpx.Timeout(60, read=30)) as http,
+        http.stream("GET", "/api/v1/agents/me/stream", headers=agent.headers) as r,
+    ):
+        assert r.status_code == 200
+        event = None
+        async with asyncio.timeout(120):
+            async for line in r.aiter_lines():
+                if line.startswith("event:"):
+                    event = line.partition(":")[2].strip()
+                elif line.startswith("data:") and event and await answer(event, json.loads(line.partition(":")[2])):
+                    break
     assert refusals == []
     assert seen["your_turn"] and seen["placed"] and seen["your_chance"] and seen["stopped"], seen
     events = await export_events(stack.base_url, game_id)

@@ -102,7 +102,7 @@ async def test_km5a_a_stop_after_the_last_cards_window_is_409_too_late_before_th
             os.kill(b.proc.pid, signal.SIGCONT)
             stopped = False
             # B, running again, logs the round end by its timer: the game goes on.
-            await _wait_for(lambda: _has_more_round_ends(spectator_a, game_id, _round), what="the round end")
+            await _wait_for(lambda ends=_round: _has_more_round_ends(spectator_a, game_id, ends), what="the round end")
             break
         assert checked == 1
         await spectator_a.close()

@@ -4,6 +4,7 @@ a get with a deadline and no task per wait (issue 16)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 from services.infra.fanout import Notice, NoticeQueue
@@ -44,10 +45,8 @@ def test_a_cancelled_get_leaves_the_queue_usable():
         task = asyncio.create_task(queue.get(5.0))
         await asyncio.sleep(0.01)
         task.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             await task
-        except asyncio.CancelledError:
-            pass
         queue.put_nowait(Notice("g", 5, 5))  # must not touch the dead waiter
         return await queue.get(0.5)
 

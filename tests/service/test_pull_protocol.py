@@ -26,19 +26,21 @@ def test_a_keepalive_is_a_comment_line_and_nothing_else():
 async def _read_stream(base_url: str, token: str, until, timeout: float) -> list[tuple[str, str]]:
     """(field, value) lines of the agent's stream until `until(lines)` holds."""
     lines: list[tuple[str, str]] = []
-    async with httpx.AsyncClient(base_url=base_url, timeout=timeout + 5) as http:
-        async with http.stream("GET", "/api/v1/agents/me/stream", headers={"Authorization": f"Bearer {token}"}) as r:
-            assert r.status_code == 200, await r.aread()
-            try:
-                async with asyncio.timeout(timeout):
-                    async for line in r.aiter_lines():
-                        if line:
-                            field, _, value = line.partition(":")
-                            lines.append((field, value.strip()))
-                            if until(lines):
-                                break
-            except TimeoutError:
-                raise AssertionError(f"the stream said only {lines}") from None
+    async with (
+        httpx.AsyncClient(base_url=base_url, timeout=timeout + 5) as http,
+        http.stream("GET", "/api/v1/agents/me/stream", headers={"Authorization": f"Bearer {token}"}) as r,
+    ):
+        assert r.status_code == 200, await r.aread()
+        try:
+            async with asyncio.timeout(timeout):
+                async for line in r.aiter_lines():
+                    if line:
+                        field, _, value = line.partition(":")
+                        lines.append((field, value.strip()))
+                        if until(lines):
+                            break
+        except TimeoutError:
+            raise AssertionError(f"the stream said only {lines}") from None
     return lines
 
 
@@ -64,9 +66,11 @@ async def test_the_pull_protocol_as_documented(server, server_env, tmp_path):
 
         # Reconnecting to the own stream is never limited (120 calls a minute otherwise).
         for _ in range(125):
-            async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as http:
-                async with http.stream("GET", "/api/v1/agents/me/stream", headers=agent.headers) as r:
-                    assert r.status_code == 200
+            async with (
+                httpx.AsyncClient(base_url=server.base_url, timeout=10) as http,
+                http.stream("GET", "/api/v1/agents/me/stream", headers=agent.headers) as r,
+            ):
+                assert r.status_code == 200
         # The stream: every data line is JSON, keep-alives are comments only,
         # and your_turn carries the seat's clock.
         slow = await _table(owner, agent, 10_000)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
+from itertools import pairwise
 
 import httpx
 import pytest
@@ -56,7 +57,7 @@ def _check_stream(reader: SseReader, final_version: int, expected_versions: list
     assert reader.messages and reader.messages[-1].get("event") == "end", reader.messages[-3:]
     assert reader.messages[-1]["data"]["version"] == final_version
     versions = [m["version"] for m in reader.game_events]
-    assert all(a < b for a, b in zip(versions, versions[1:])), "versions strictly increasing, no duplicates"
+    assert all(a < b for a, b in pairwise(versions)), "versions strictly increasing, no duplicates"
     assert versions == expected_versions, (
         f"missing {sorted(set(expected_versions) - set(versions))[:10]}, "
         f"extra {sorted(set(versions) - set(expected_versions))[:10]}"

@@ -5,6 +5,7 @@ and on Ctrl-C (SIGINT), and a second start finds the data of the first."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -115,7 +116,7 @@ class Serve:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            raise AssertionError(f"serve did not stop on signal {sig}:\n{self.output}")
+            raise AssertionError(f"serve did not stop on signal {sig}:\n{self.output}") from None
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -216,10 +217,8 @@ def _stop_leftovers(data_dir: Path) -> None:
         (data_dir / "postgres" / "postmaster.pid", signal.SIGINT),
         (data_dir / "redis" / "redis.pid", signal.SIGTERM),
     ):
-        try:
+        with contextlib.suppress(OSError, ValueError, IndexError):
             os.kill(int(path.read_text().split()[0]), sig)  # SIGINT: PostgreSQL's fast shutdown
-        except (OSError, ValueError, IndexError):
-            pass
 
 
 # --- issue 11: items 7, 17, 18 --------------------------------------------------------------
@@ -370,7 +369,7 @@ def test_two_instances_at_once_and_a_start_stops_what_a_killed_one_left(tmp_path
         assert third.stop(signal.SIGTERM) == 0, third.output
         assert first.stop(signal.SIGTERM) == 0, first.output
         for folder in dirs:
-            _wait(lambda: _processes_of(folder) == [], 10, f"servers of {folder} to stop")
+            _wait(lambda folder=folder: _processes_of(folder) == [], 10, f"servers of {folder} to stop")
     finally:
         for serve in (first, second, third):
             if serve is not None:

@@ -9,6 +9,7 @@ import random
 import subprocess
 import sys
 
+from engines.registry import all_games
 from services.tools.simulate import bare_kabuki_tricks
 from tests.conftest import ROOT
 
@@ -35,3 +36,32 @@ def test_calibrate_reports_every_game_against_the_bare_playout():
     for row in rows.values():
         assert row["playouts_per_s"] > 0
         assert abs(row["ratio"] - row["playouts_per_s"] / report["bare_kabuki_tricks_per_s"]) < 0.01
+
+
+def test_calibrate_times_each_game_with_its_own_game_and_options(monkeypatch):
+    import services.tools.simulate as simulate
+
+    played: list[tuple[str, object]] = []
+
+    class RecordingPlayout:
+        def __init__(self, game, players, options, seed, bots):
+            self.game, self.options = game, options
+
+        def run(self):
+            played.append((self.game.name, self.options))
+
+    leaned: list[tuple[str, object]] = []
+
+    def lean_of(name):
+        return lambda players, options, rng: leaned.append((name, options))
+
+    monkeypatch.setattr(simulate, "Playout", RecordingPlayout)
+    monkeypatch.setattr(simulate, "_lean_random_game", lean_of)
+    report = simulate.calibrate(players=4, seconds=0.001)
+    names = [r["game"] for r in report["games"]]
+    options = {g.name: g.make_options({}) for g in all_games() if g.name in names}
+    # Every timed playout of a game's row was of that game with its options.
+    for calls in (played, leaned):
+        assert [name for name, _ in calls] == sorted((n for n, _ in calls), key=names.index)
+        assert {name for name, _ in calls} == set(names)
+        assert all(opts == options[name] for name, opts in calls)

@@ -45,7 +45,7 @@ async def test_streams_opened_before_the_start_deliver_the_seat_events(server):
         r = await people[first].act(game_id, legal[0])
         assert r.status_code == 200, r.text
         version = r.json()["version"]
-        for seat, (person, reader) in enumerate(zip(people, readers)):
+        for seat, (person, reader) in enumerate(zip(people, readers, strict=True)):
             await _until(lambda reader=reader: any(e["version"] == version for e in reader.game_events))
             mine = (await person.get(f"/api/v1/games/{game_id}/events", after=0)).json()["events"]
             assert reader.game_events[: len(mine)] == mine, f"seat {seat}'s stream differs from its events"

@@ -6,6 +6,7 @@ record results, pair rounds and keep the ratings."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import subprocess
@@ -13,6 +14,7 @@ import sys
 import time
 import uuid
 from dataclasses import dataclass
+from itertools import pairwise
 
 import asyncpg
 import httpx
@@ -173,20 +175,22 @@ async def rounds_of(client: ApiClient, tournament_id: str, rounds: int) -> dict[
 async def read_sse(base_url: str, path: str, timeout: float = 20) -> list[dict]:
     """Every message of a finished stream (it ends by itself with `end`)."""
     messages, event = [], {}
-    async with httpx.AsyncClient(base_url=base_url, timeout=httpx.Timeout(timeout)) as http:
-        async with http.stream("GET", path) as r:
-            assert r.status_code == 200, await r.aread()
-            async for line in r.aiter_lines():
-                if line == "":
-                    if "data" in event:
-                        messages.append(event)
-                        if event.get("event") == "end":
-                            return messages
-                    event = {}
-                elif not line.startswith(":"):
-                    key, _, value = line.partition(":")
-                    value = value[1:] if value.startswith(" ") else value
-                    event[key] = json.loads(value) if key == "data" else value
+    async with (
+        httpx.AsyncClient(base_url=base_url, timeout=httpx.Timeout(timeout)) as http,
+        http.stream("GET", path) as r,
+    ):
+        assert r.status_code == 200, await r.aread()
+        async for line in r.aiter_lines():
+            if line == "":
+                if "data" in event:
+                    messages.append(event)
+                    if event.get("event") == "end":
+                        return messages
+                event = {}
+            elif not line.startswith(":"):
+                key, _, value = line.partition(":")
+                value = value[1:] if value.startswith(" ") else value
+                event[key] = json.loads(value) if key == "data" else value
     raise AssertionError("the stream closed without an end message")
 
 
@@ -243,7 +247,10 @@ async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_fi
     tables: dict[str, list[tuple[int, str]]] = {c.player_id: [] for c in humans}
     started = time.monotonic()
     players = asyncio.gather(
-        *(entrant(c, tid, b, random.Random(i), tables[c.player_id]) for i, (c, b) in enumerate(zip(humans, behaviours)))
+        *(
+            entrant(c, tid, b, random.Random(i), tables[c.player_id])
+            for i, (c, b) in enumerate(zip(humans, behaviours, strict=True))
+        )
     )
     try:
         # About 40-80 s here (absent seats wait out 1 s deadlines); a loaded CI
@@ -263,7 +270,7 @@ async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_fi
     # 3 rounds x 4 tables, every game finished, each table once.
     paired = await rounds_of(organiser, tid, 3)
     game_ids = []
-    for n, rnd in paired.items():
+    for rnd in paired.values():
         assert len(rnd["tables"]) == 4 and rnd["byes"] == [], rnd
         for table in rnd["tables"]:
             assert len(table["seats"]) == 4 and table["result"] is not None
@@ -292,7 +299,7 @@ async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_fi
     for rnd in paired.values():
         for table in rnd["tables"]:
             points = table_points(table["result"]["places"], default_points(4))
-            for entrant_id, p in zip(table["seats"], points):
+            for entrant_id, p in zip(table["seats"], points, strict=True):
                 per_entrant[entrant_id] = per_entrant.get(entrant_id, 0.0) + p
     assert {r["entrant"]: pytest.approx(r["points"]) for r in rows} == per_entrant
 
@@ -427,10 +434,8 @@ async def test_worker_sigkilled_mid_round_restarts_and_the_tournament_finishes_e
         await until(lambda: _is_finished(organiser, tid), 30, "the tournament to finish", worker=worker)
     finally:
         players.cancel()
-        try:
+        with contextlib.suppress(BaseException):
             await players
-        except BaseException:
-            pass
     assert recorded_at_kill < rounds * tables_per_round
 
     paired = await rounds_of(organiser, tid, rounds)
@@ -558,7 +563,7 @@ async def test_ratings_rebuilt_from_the_log_equal_the_stored_ones(server, server
         assert [h["game_id"] for h in history] == game_ids  # the tournament's games, in order
         assert history[-1]["mu_after"] == mine["ratings"][0]["mu"]
         assert history[-1]["sigma_after"] == mine["ratings"][0]["sigma"]
-        for before, after in zip(history, history[1:]):
+        for before, after in pairwise(history):
             assert (after["mu_before"], after["sigma_before"]) == (before["mu_after"], before["sigma_after"])
         for h in history:
             game = await get_json(client, h["link"])

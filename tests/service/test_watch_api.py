@@ -67,7 +67,7 @@ async def test_spectators_are_counted_over_two_api_processes_and_order_the_live_
             return ids if watched in ids and quiet in ids and ids.index(watched) < ids.index(quiet) else None
 
         for base in (server.base_url, second_server.base_url):
-            assert await _until(lambda: live_order(base)), "the most watched first"
+            assert await _until(lambda base=base: live_order(base)), "the most watched first"
         live = (await ApiClient(server.base_url).get("/api/v1/live", limit=50)).json()
         row = next(t for t in live["tables"] if t["game_id"] == watched)
         assert row["spectators"] == 3 and row["game"] == "kabuki-tricks" and row["view"] is not None

@@ -67,7 +67,7 @@ def test_a_person_plays_with_the_keyboard_only_a_dialog_included(new_context):
     # From the top of the page, Tab alone reaches "Your moves" (a skip link
     # first, the header's links, then the table), and the focus shows.
     page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
-    for presses in range(1, 80):
+    for _press in range(1, 80):
         page.keyboard.press("Tab")
         f = focus(page)
         assert f is None or f["visible"], f"focus is not visible on {f}"
@@ -87,7 +87,7 @@ def test_a_person_plays_with_the_keyboard_only_a_dialog_included(new_context):
             page.keyboard.press("Enter")
         elif composite and dialogs == 0:
             name = composite[0]
-            arrow_to(page, lambda n: n == name)
+            arrow_to(page, lambda n, name=name: n == name)
             page.keyboard.press("Space")
             dialog = page.get_by_role("dialog")
             dialog.wait_for()

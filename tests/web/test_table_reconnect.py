@@ -5,6 +5,7 @@ connections for real (the server and other tests are untouched)."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -48,19 +49,15 @@ class Relay:
             pass
         finally:
             for s in (src, dst):
-                try:
+                with contextlib.suppress(OSError):
                     s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
 
     def cut(self) -> None:
         with self.lock:
             sockets, self.open = self.open, set()
         for s in sockets:
-            try:
+            with contextlib.suppress(OSError):
                 s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             s.close()
 
     def close(self) -> None:

@@ -6,6 +6,7 @@ rating chart. Screenshots go to tests/web/artifacts/ (gitignored)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
@@ -75,7 +76,7 @@ def _expected_board(game: str, view: dict, seat: int) -> tuple[list[str], str, l
     # Each pile's top (KM-7): the bare actor, a mask, or a card covered since (GEN-1).
     tops = [
         f"actor {i + 1}" if top is None and size == 0 else km_card(top)
-        for i, (top, size) in enumerate(zip(view["tops"], view["pile_sizes"]))
+        for i, (top, size) in enumerate(zip(view["tops"], view["pile_sizes"], strict=True))
     ]
     return [], ".piles", tops, f"Round {view['round']} of {view['rounds']}"
 
@@ -196,10 +197,8 @@ def test_a_spectator_follows_a_bot_game_live_to_its_end_and_sees_no_hidden_card(
 
         def on_response(response):
             if "/api/" in response.url and "/stream" not in response.url:
-                try:
+                with contextlib.suppress(Exception):  # a response the page abandoned
                     traffic.append((response.url, response.text()))
-                except Exception:  # a response the page abandoned
-                    pass
 
         page.on("response", on_response)
         page.goto("/live")

@@ -87,7 +87,7 @@ class Sparring:
             msgspec.json.encode(settings).decode(),
             bot_game_ids,
         )
-        for i, (game_id, seat) in enumerate(zip(game_ids, seats)):
+        for i, (game_id, seat) in enumerate(zip(game_ids, seats, strict=True)):
             game_seed = deal_seed(seed, i) if seed is not None else secrets.randbits(62)
             house = [SeatHolder(s, None, bot, f"{bot} bot", "bot") for s in range(players)]
             holders = [

@@ -87,7 +87,7 @@ def histogram(values: list[float]) -> list[dict]:
     counts = [0] * (len(ANSWER_BUCKETS_MS) + 1)
     for v in values:
         counts[next((i for i, b in enumerate(ANSWER_BUCKETS_MS) if v <= b), len(ANSWER_BUCKETS_MS))] += 1
-    return [{"le_ms": b, "count": c} for b, c in zip((*ANSWER_BUCKETS_MS, None), counts)]
+    return [{"le_ms": b, "count": c} for b, c in zip((*ANSWER_BUCKETS_MS, None), counts, strict=True)]
 
 
 def links(game_id: str) -> dict:
@@ -157,7 +157,7 @@ async def build(pool, games: GameService, agent_id: str, row) -> dict:
     game_ids, seats = list(row["game_ids"]), list(row["seats"])
     bot_ids = list(row["bot_game_ids"] or [])
     results, reasons, scores, places, handed, differences = [], Counter(), [], [], 0, []
-    for i, (game_id, seat) in enumerate(zip(game_ids, seats)):
+    for i, (game_id, seat) in enumerate(zip(game_ids, seats, strict=True)):
         entry = await game_entry(games, game_id, seat)
         reasons.update(entry.pop("strike_reasons"))
         handed += entry["handed_to_bot"]

@@ -82,7 +82,7 @@ def apply_game(ratings: dict[str, Rating], finished: GameFinished, position: int
     rated = MODEL.rate(teams, ranks=places)
     # A house bot may hold several seats of one game: it moves by the mean.
     after: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for rated_id, team in zip(ids, rated):
+    for rated_id, team in zip(ids, rated, strict=True):
         after[rated_id].append((team[0].mu, team[0].sigma))
     changes = []
     for rated_id, values in after.items():
@@ -91,7 +91,7 @@ def apply_game(ratings: dict[str, Rating], finished: GameFinished, position: int
         rating.sigma = sum(v[1] for v in values) / len(values)
         rating.games += 1
         rating.forfeits += rated_id in forfeited
-        place = min(p for i, p in zip(ids, places) if i == rated_id)
+        place = min(p for i, p in zip(ids, places, strict=True) if i == rated_id)
         changes.append(
             Change(
                 position,

@@ -93,7 +93,7 @@ async def _messages(feed):
             if item is None:
                 yield KEEPALIVE
             elif isinstance(item, following.Ended):
-                yield ServerSentEventMessage(data='{"status": "%s"}' % item.status, event="end", id=item.version)
+                yield ServerSentEventMessage(data=f'{{"status": "{item.status}"}}', event="end", id=item.version)
             else:
                 yield ServerSentEventMessage(
                     data=msgspec.json.encode(item).decode(), id=item["version"], event="tournament"
