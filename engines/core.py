@@ -15,7 +15,7 @@ as `Ctx.now_ms` (the server's receive time) and chance as a `Chance`, whose
 outcome the engine writes into an event, so folding never draws a number.
 
 Every game's events, actions, states and views are frozen Structs declared
-with `gc=False` (issue 13: all four games alike): a playout makes millions of
+with `gc=False` (all four games alike): a playout makes millions of
 them, and untracked they cost the garbage collector nothing. It is safe
 because they hold only ints, strings, tuples and other such Structs, so they
 can never be part of a reference cycle. Options, made once per table, keep
@@ -83,7 +83,7 @@ class Chance:
     def __init__(self, seed: int = 0, fixed: Mapping[str, Sequence[Any]] | None = None, salt: str = "") -> None:
         self.seed = seed
         self.fixed = dict(fixed or {})
-        # Issue 11.3 (provably fair deals): the service draws a random salt
+        # Provably fair deals: the service draws a random salt
         # (64 hex digits) and passes it in as data, as it does the seed; the
         # engine only publishes `commitment(seed, salt)` at the start and the
         # salt at the end. The salt never feeds a shuffle, so duplicate tables
@@ -139,7 +139,7 @@ def places_from(scores: Sequence[float], tiebreak: Sequence[float] | None = None
 
 
 def settle(evolve: Callable[[Any, Any], Any], automatic: Callable[[Any], list], state: Any, events: list) -> list:
-    """Issue 13, the one mechanism for automatic transitions: `events` (taken
+    """The one mechanism for automatic transitions: `events` (taken
     in `state`) followed by every event the rules then take by themselves
     (`Game.automatic`), until a seat or a real timer must move the game.
     Each game's `decide` and `on_timer` end with it, so a table of people
@@ -192,7 +192,7 @@ class Game(Generic[S, E, A, O]):
     # accept from the seat at `now_ms` (time is data, as for decide). Games
     # without timed rules ignore `now_ms`; None leaves time out (what the
     # rules allow once every wait is over). Callers with a clock pass it
-    # (issue 11 item 19: Kabuki masks offers no Place during the stop window).
+    # (Kabuki masks offers no Place during the stop window).
     legal_actions: Callable[..., list[A]]
     decide: Callable[[S, int, A, Ctx], list[E]]
     view: Callable[[S, int | None], msgspec.Struct]
@@ -209,7 +209,7 @@ class Game(Generic[S, E, A, O]):
     # is optional and nobody's deadline.
     awaited: Callable[[S], frozenset[int]] | None = None
     on_timer: Callable[[S, Ctx], list[E]] = lambda state, ctx: []
-    # Issue 13: the events the rules take by themselves in a state, with no
+    # The events the rules take by themselves in a state, with no
     # seat acting and no time passing (a trick scored, the next hand or round
     # dealt, the game's end); [] when a seat or a timer moves the game next.
     # `decide` and `on_timer` already end with them (`settle`), so callers

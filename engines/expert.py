@@ -1,4 +1,4 @@
-"""The `expert` house bot (issue 17): determinised search, the same for every game.
+"""The `expert` house bot: determinised search, the same for every game.
 
 At each decision with more than one legal action it repeatedly
 1. samples a *world*: the seat's own redacted events, with every hidden card
@@ -56,7 +56,7 @@ class Search:
     # How many times `round_of` may change before the playout stops (Cahoots
     # counts tricks: its one deal is the whole game).
     horizon: int = 1
-    # A lean playout (issue 17, engines/<game>/lean.py): `ExpertBot._playout`'s
+    # A lean playout (engines/<game>/lean.py): `ExpertBot._playout`'s
     # work (the seat's action, then heuristic play to the same horizon, the
     # seat's lead over the best other seat) on a mutable array copy of the
     # world's folded state, checked against the engine side by side by

@@ -2,8 +2,7 @@
 sparring and agents all use this type, so a bound is stated once.
 
 It lives among the engines because a tournament's settings (its `tn.created`
-event) carry it; the service reuses it for its request bodies (issue 11,
-item 13)."""
+event) carry it; the service reuses it for its request bodies, with the same bounds."""
 
 from __future__ import annotations
 

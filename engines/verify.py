@@ -1,4 +1,4 @@
-"""Provably fair deals (issue 11.3): check a finished game's log on its own.
+"""Provably fair deals: check a finished game's log on its own.
 
 One module for `hanamichi verify GAME_EXPORT.ndjson` and
 `GET /api/v1/games/{id}/verify`. Pure: it reads bytes it is handed and runs

@@ -1,4 +1,4 @@
-"""A lean Cahoots playout state for the expert's search (issue 17).
+"""A lean Cahoots playout state for the expert's search.
 
 The service path folds frozen msgspec states from events, validates every
 action and builds views for bots; a playout needs none of that. `Lean` is a

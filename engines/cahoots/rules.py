@@ -98,7 +98,7 @@ def pick_order(points: tuple[int, ...], start: int) -> tuple[int, ...]:
 
 
 def automatic(state: State) -> list:
-    """The events the rules take by themselves in this state (issue 13, the
+    """The events the rules take by themselves in this state (the
     contract's `automatic`): a trick's scoring, a forced pick, the game's end."""
     phase = state.phase
     if phase == SCORING:

@@ -58,7 +58,7 @@ class State(msgspec.Struct, frozen=True, gc=False):
     discard: tuple[int, ...] = ()
     last_trick: TrickRecord | None = None
     result: GameEnded | None = None
-    salt: str = ""  # private until GameEnded reveals it (issue 11.3)
+    salt: str = ""  # private until GameEnded reveals it (provably fair deals)
 
 
 def _started(state: State | None, event: Started) -> State:

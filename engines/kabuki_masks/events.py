@@ -26,7 +26,7 @@ class Started(Event, tag="km.started"):
     first_seat: int
     seed: int | None
     decks: tuple[tuple[int, ...], ...]
-    # Issue 11.3: public from the start, `core.commitment(seed, salt)`; the
+    # Provably fair deals: public from the start, `core.commitment(seed, salt)`; the
     # salt is private like the seed, and `km.game_ended` reveals both.
     commitment: str = ""
     salt: str | None = None
@@ -94,7 +94,7 @@ class GameEnded(Event, tag="km.game_ended"):
     seed: int
     scores: tuple[int, ...]
     winners: tuple[int, ...]
-    salt: str = ""  # with the seed, opens the start's commitment (issue 11.3)
+    salt: str = ""  # with the seed, opens the start's commitment
 
 
 AnyEvent = Started | RoundStarted | Revealed | Placed | Stopped | RoundEnded | GameEnded

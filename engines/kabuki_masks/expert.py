@@ -14,8 +14,8 @@ Playouts act at the table's own time (`clock_of`: the latest placement's
 They run on the lean state (lean.py, about 9x the engine path's playouts),
 move for move the engine's (tests/engines/test_lean_kabuki_masks.py).
 
-Why search finds nothing better than the perfect-memory heuristic (issue 17:
-the expert stays near a heuristic's win rate): with 5 copies of a mask and
+Why search finds nothing better than the perfect-memory heuristic (the
+expert stays near a heuristic's win rate): with 5 copies of a mask and
 4 piles, copies 1-4 always have a pile without their mask, so among players
 who remember everything the only Stop that pays is on each mask's fifth
 copy: one token a mask, 10 a round, from whoever draws it (the deck order)

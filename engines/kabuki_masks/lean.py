@@ -1,4 +1,4 @@
-"""Kabuki masks on a lean, mutable playout state (issue 17): the expert's
+"""Kabuki masks on a lean, mutable playout state: the expert's
 search plays here instead of through the engine's frozen states, events,
 validation and views. Plain lists and ints; no clock (KM-3's window only
 orders who speaks first, which the turn model below does without time).

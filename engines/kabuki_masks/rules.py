@@ -58,7 +58,7 @@ def awaited(s: State) -> frozenset[int]:
 
 def legal_actions(s: State, seat: int, now_ms: int | None = None) -> list:
     """What `decide` would accept from `seat` at `now_ms` (the service's
-    clock; issue 11 item 19): no Place before `may_place_at_ms` (KM-3), no
+    clock): no Place before `may_place_at_ms` (KM-3), no
     Stop on the round's last card once its chance is over (KM-5a). None: the
     actions the rules allow once every wait is over (time left out)."""
     legal: list = []
@@ -151,7 +151,7 @@ def _stop(s: State, seat: int, action: Stop, now_ms: int) -> list:
 
 
 def automatic(s: State) -> list:
-    """The events the rules take by themselves (issue 13): after a placement,
+    """The events the rules take by themselves: after a placement,
     the deck's next card is revealed to the next seat (KM-1); a Stop ends the
     round when a player lost their last token or it was on the deck's last
     card, whose one chance it used up (KM-5); once a round has ended, the
@@ -184,8 +184,8 @@ def automatic(s: State) -> list:
 def next_timer(s: State) -> int | None:
     """When something may change with time alone: the end of the latest
     placement's stop window (KM-3; on the deck's last card that ends the
-    round, KM-5). A log written before issue 13 may also stop at a round's
-    end (the next round was then a timer due at once): due then."""
+    round, KM-5). A log written while the next round was still a timer due
+    at once may also stop at a round's end: due then."""
     if s.over:
         return None
     if s.ended_at_ms is not None:
@@ -198,7 +198,7 @@ def next_timer(s: State) -> int | None:
 def on_timer(s: State, ctx: Ctx) -> list:
     if s.over:
         return []
-    if s.ended_at_ms is not None:  # only a log written before issue 13
+    if s.ended_at_ms is not None:  # only a log from when the next round was a timer
         return settle(evolve, automatic, s, []) if ctx.now_ms >= s.ended_at_ms else []
     if s.last_seat is not None and s.placer is None and not s.called:
         if ctx.now_ms >= s.last_at_ms + s.stop_window_ms:

@@ -38,7 +38,7 @@ class State(msgspec.Struct, frozen=True, gc=False):
     ended_at_ms: int | None = None  # the round is over (next one is due then)
     ended_by: int | None = None
     over: bool = False
-    salt: str = ""  # private until GameEnded reveals it (issue 11.3)
+    salt: str = ""  # private until GameEnded reveals it (provably fair deals)
 
     @property
     def deck(self) -> tuple[int, ...]:

@@ -23,7 +23,7 @@ class Started(Event, tag="kt.started"):
     # order of every round, drawn up front so that folding never draws.
     seed: int | None = None
     decks: tuple[tuple[int, ...], ...] = ()
-    # Issue 11.3: public from the start, `core.commitment(seed, salt)`; the
+    # Provably fair deals: public from the start, `core.commitment(seed, salt)`; the
     # salt is private like the seed, and `kt.game_ended` reveals both.
     commitment: str = ""
     salt: str | None = None
@@ -96,7 +96,7 @@ class GameEnded(Event, tag="kt.game_ended"):
     scores: tuple[int, ...]
     places: tuple[int, ...]
     winners: tuple[int, ...]
-    salt: str = ""  # with the seed, opens the start's commitment (issue 11.3)
+    salt: str = ""  # with the seed, opens the start's commitment
 
 
 AnyEvent = Started | Dealt | Directed | Played | JokerPlayed | TrickWon | RoundEnded | GameEnded

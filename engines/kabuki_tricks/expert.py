@@ -92,7 +92,7 @@ def determinize(events: list, seat: int, view, rng: random.Random) -> list:
     return world
 
 
-# --- the lean playout (issue 17): engine actions as lean moves (lean.py) ----------
+# --- the lean playout: engine actions as lean moves (lean.py) ---------------------
 
 
 def to_move(action) -> int | None:

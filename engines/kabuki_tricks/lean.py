@@ -1,4 +1,4 @@
-"""A lean, mutable playout state for the expert's search (issue 17).
+"""A lean, mutable playout state for the expert's search.
 
 The service path folds frozen states from events and validates every action;
 the search only needs to play a sampled world (engines/kabuki_tricks/expert.py

@@ -209,7 +209,7 @@ def _after_card(state: State, event) -> list:
 
 
 # --- what follows by itself ------------------------------------------------------
-# Issue 13 (the contract's one mechanism): a full trick is won (KT-5 with the
+# The contract's one mechanism for automatic transitions: a full trick is won (KT-5 with the
 # configuration at its end), the dummy leads (KT-13), the 7th trick ends the
 # round (Phase 4) and the last round the game (KT-12). `decide` ends with
 # `settle`, which applies these until a seat must act.

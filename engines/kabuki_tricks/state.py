@@ -46,7 +46,7 @@ class State(msgspec.Struct, frozen=True, gc=False):
     trick_size: int  # cards per trick: the players, plus the dummy with 2 (KT-13)
     last_round: RoundEnded | None = None
     ended: GameEnded | None = None
-    salt: str = ""  # private until GameEnded reveals it (issue 11.3)
+    salt: str = ""  # private until GameEnded reveals it (provably fair deals)
 
 
 def _started(_state: State | None, e: Started) -> State:

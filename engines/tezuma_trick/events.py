@@ -29,7 +29,7 @@ class Started(Event, tag="tt.started"):
     decks: tuple[tuple[int, ...], ...] = ()
     bid_rows: tuple[tuple[int, ...], ...] = ()
     ability_rows: tuple[tuple[int, ...], ...] = ()
-    # Issue 11.3: public from the start, `core.commitment(seed, salt)`; the
+    # Provably fair deals: public from the start, `core.commitment(seed, salt)`; the
     # salt is private like the seed, and `tt.game_ended` reveals both.
     commitment: str = ""
     salt: str | None = None
@@ -107,7 +107,7 @@ class GameEnded(Event, tag="tt.game_ended"):
     scores: tuple[float, ...]
     places: tuple[int, ...]
     winners: tuple[int, ...]
-    salt: str = ""  # with the seed, opens the start's commitment (issue 11.3)
+    salt: str = ""  # with the seed, opens the start's commitment
 
 
 AnyEvent = (

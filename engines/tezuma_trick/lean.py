@@ -1,4 +1,4 @@
-"""A lean playout state for Tezuma Trick (issue 17): the expert's search
+"""A lean playout state for Tezuma Trick: the expert's search
 plays its playouts here instead of through the engine's frozen states,
 events, validation and views (several times the cost per move).
 

@@ -1,7 +1,7 @@
 """The `heuristic` bot (bots.py) on the lean state (lean.py), the
 expert's lean playout with it and the lean random game that `simulate
---calibrate` times (issue 17: `SEARCH.lean_playout`, `lean_random_game`,
-the latter in lean_random.py).
+--calibrate` times (`SEARCH.lean_playout`, `lean_random_game`, the latter
+in lean_random.py).
 
 `heuristic_move` picks exactly what `bots.HeuristicBot.act` picks in the
 same position: the same estimates in the same order of operations, over the

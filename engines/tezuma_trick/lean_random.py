@@ -1,5 +1,5 @@
-"""The lean random game that `simulate --calibrate` times (issue 17,
-`SEARCH.lean_random_game`; lean_bot.py re-exports it beside `lean_playout`):
+"""The lean random game that `simulate --calibrate` times
+(`SEARCH.lean_random_game`; lean_bot.py re-exports it beside `lean_playout`):
 uniformly random legal play on the lean state (lean.py), every move the one
 `Lean.legal()` gives for the same draw, found without building the list
 where the rules allow. tests/engines/test_lean_tezuma_trick.py replays it

@@ -107,8 +107,8 @@ _NOBODY: frozenset[int] = frozenset()
 
 
 def _player(state: State) -> int:
-    """The seat to play now, or -1. Total over every prefix of a log (issue
-    11 item 10): between a trick's last `tt.played` and its `tt.trick_won`
+    """The seat to play now, or -1. Total over every prefix of a log:
+    between a trick's last `tt.played` and its `tt.trick_won`
     the queue is empty, and between the last `tt.trick_won` of a hand and
     its `tt.hand_scored` the 13th trick does not exist; nobody acts there."""
     if state.queue and state.trick_no <= TRICKS_PER_HAND:
@@ -365,7 +365,7 @@ _DECIDE = {
 }
 
 # --- the end of a trick, a hand, the game ---------------------------------------
-# Issue 13: what follows a trick's last card happens by itself, in the same
+# What follows a trick's last card happens by itself, in the same
 # command (`automatic`, the contract's one mechanism): the trick is won, after
 # the 12th the hand is scored, then the game ends or the next hand is dealt.
 
@@ -378,7 +378,7 @@ def _after_play(state: State, seat: int, cards: tuple[int, ...], ability: int) -
 
 
 def automatic(state: State) -> list:
-    """The events the rules take by themselves in `state` (issue 13)."""
+    """The events the rules take by themselves in `state`."""
     phase = state.phase
     if phase == PLAY:
         if state.trick_no > TRICKS_PER_HAND:
@@ -443,7 +443,7 @@ def _next_deal(state: State) -> HandDealt:
     )
 
 
-# Logs written before issue 13 dealt the next hand by a timer due at once, so
+# Older logs dealt the next hand by a timer due at once, so
 # one may stop after a `tt.hand_scored`; the timer settles it (no new log
 # reaches such a state).
 

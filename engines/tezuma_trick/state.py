@@ -64,7 +64,7 @@ class State(msgspec.Struct, frozen=True, gc=False):
     last_points: tuple[int, ...] = ()
     places: tuple[int, ...] = ()
     winners: tuple[int, ...] = ()
-    salt: str = ""  # private until GameEnded reveals it (issue 11.3)
+    salt: str = ""  # private until GameEnded reveals it (provably fair deals)
 
 
 _SEATS_FROM = {n: tuple(tuple((first + i) % n for i in range(n)) for first in range(n)) for n in (3, 4)}

@@ -116,7 +116,7 @@ def redact(event, viewer: int | None):
             players=event.players,
             options=event.options,
             first_dealer=event.first_dealer,
-            commitment=event.commitment,  # public from the start (issue 11.3)
+            commitment=event.commitment,  # public from the start (provably fair deals)
         )
     if kind is HandDealt:
         hands = tuple(hand if seat == viewer else () for seat, hand in enumerate(event.hands))

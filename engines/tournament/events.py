@@ -51,7 +51,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     fill_to: int | None = None  # with bots="fill": fill up to this many entrants
     # The house bot that fills seats (bots "fill" or "bots_only"): one of the
     # game's bots (make_settings checks it); a default, so that tournaments
-    # created before the field existed still decode (issue 17).
+    # created before the field existed still decode.
     fill_bot: str = "heuristic"
     points: dict[int, tuple[float, ...]] = {}  # points per finish place, by table size
     bye_points: float | None = None  # None = the average of a full table's points
