@@ -32,7 +32,8 @@ BEARER = "bearer"
 DESCRIPTIONS = {
     400: "Malformed input: not JSON, a wrong type, an unknown field, a number out of range",
     401: "No token, or a token that is not valid",
-    403: "Not yours: another seat, another owner's agent, a token of the wrong kind; or a write with the session cookie that lacks this site's Origin and X-CSRF-Token (csrf_failed)",
+    403: "Not yours: another seat, another owner's agent, a token of the wrong kind; or a write with the session"
+    " cookie that lacks this site's Origin and X-CSRF-Token (csrf_failed)",
     404: "No such game, tournament, agent, round or player",
     409: "A conflict with the current state: version conflict, not your turn, too early, already done",
     413: "The body is larger than 64 KiB",

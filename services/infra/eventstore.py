@@ -225,7 +225,8 @@ class EventStore:
         rows = await self.pool.fetch(
             "SELECT version, type, data, NULL::int AS seat, NULL::text AS command_id FROM events"
             " WHERE stream_id = $1 AND version > $2"
-            f" UNION ALL SELECT NULL, NULL, outcome, seat, command_id FROM commands WHERE stream_id = $1 AND {_COMMANDS_AFTER}",
+            " UNION ALL SELECT NULL, NULL, outcome, seat, command_id FROM commands WHERE stream_id = $1 AND"
+            f" {_COMMANDS_AFTER}",
             stream_id,
             after,
         )

@@ -154,7 +154,8 @@ async def _committed(database_url: str, game_id: str, started: float, seconds: f
     pg = await asyncpg.connect(database_url)
     try:
         rows = await pg.fetch(
-            "SELECT version, extract(epoch FROM recorded_at)::float8 AS at FROM events WHERE stream_id = $1 ORDER BY version",
+            "SELECT version, extract(epoch FROM recorded_at)::float8 AS at FROM events WHERE stream_id = $1 ORDER BY"
+            " version",
             game_id,
         )
     finally:

@@ -17,7 +17,8 @@ _PAGES: dict[str, tuple[str, list[str], list[tuple[str, str]]]] = {
             "The dealer is the Director: after seeing their hand they may turn High/Low and reorder the actors. "
             "Anyone may lead any number card; there is no duty to follow suit.",
             "Each player holds one Joker. Playing it lets you place one of your prediction cards (1, 2 or 3 tricks) "
-            "beside an actor, and then either flip High/Low, swap two neighbouring actors, or leave things as they are.",
+            "beside an actor, and then either flip High/Low, swap two neighbouring actors, "
+            "or leave things as they are.",
             "Score for correct predictions, for ending the round with the card you kept, and watch the penalties of "
             "the advanced variants if the table uses them.",
         ],

@@ -130,9 +130,12 @@ def lobby_page(request: Request) -> Response[str]:
   <p class="hint" id="new-table-signin" hidden><a href="/signin">{_("nav.signin")}</a> {_("lobby.to_open")}</p>
   <form id="new-table-form" aria-labelledby="new-table-h" hidden></form>
 </section>
-<section aria-labelledby="open-h"><h2 id="open-h">{_("lobby.open")}</h2><ul class="tables" data-empty="{_("common.none_right_now")}" id="tables-open" aria-labelledby="open-h"></ul></section>
-<section aria-labelledby="playing-h"><h2 id="playing-h">{_("lobby.playing")}</h2><ul class="tables" data-empty="{_("common.none_right_now")}" id="tables-playing" aria-labelledby="playing-h"></ul></section>
-<section aria-labelledby="finished-h"><h2 id="finished-h">{_("lobby.finished")}</h2><ul class="tables" data-empty="{_("common.none_right_now")}" id="tables-finished" aria-labelledby="finished-h"></ul></section>
+<section aria-labelledby="open-h"><h2 id="open-h">{_("lobby.open")}</h2><ul class="tables"
+  data-empty="{_("common.none_right_now")}" id="tables-open" aria-labelledby="open-h"></ul></section>
+<section aria-labelledby="playing-h"><h2 id="playing-h">{_("lobby.playing")}</h2><ul class="tables"
+  data-empty="{_("common.none_right_now")}" id="tables-playing" aria-labelledby="playing-h"></ul></section>
+<section aria-labelledby="finished-h"><h2 id="finished-h">{_("lobby.finished")}</h2><ul class="tables"
+  data-empty="{_("common.none_right_now")}" id="tables-finished" aria-labelledby="finished-h"></ul></section>
 <p class="status" role="status" id="lobby-status"></p>
 """
     return shell(_("lobby.title"), main, ("lobby.js",), page="lobby", request=request)
@@ -226,7 +229,10 @@ def how_to_play_page(game: str, request: Request) -> Response[str]:
         games = game_links(_, "/how-to-play/")
         return not_found(request, f"<h1>{_('howto.no_game')}</h1><p>{_('howto.rules_for')}</p><ul>{games}</ul>")
     others = game_links(_, "/how-to-play/", game)
-    main = f'<nav aria-label="{_("nav.games")}" class="games-nav"><ul>{others}</ul></nav><article class="howto">{text}</article>'
+    main = (
+        f'<nav aria-label="{_("nav.games")}" class="games-nav"><ul>{others}</ul></nav>'
+        f'<article class="howto">{text}</article>'
+    )
     return shell(_("howto.title", game=_("game." + game)), main, page="howto", request=request)
 
 

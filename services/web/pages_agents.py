@@ -16,7 +16,8 @@ from services.web.pages import shell
 def agents_page(request: Request) -> Response[str]:
     _ = translator(lang_of(request))
     games = "".join(
-        f'<p class="field inline"><input type="checkbox" id="g-{g}" name="games" value="{g}"{" checked" if i == 0 else ""}>'
+        f'<p class="field inline"><input type="checkbox" id="g-{g}" name="games"'
+        f' value="{g}"{" checked" if i == 0 else ""}>'
         f'<label for="g-{g}">{_("game." + g)}</label></p>'
         for i, g in enumerate(available())
     )
@@ -29,11 +30,14 @@ def agents_page(request: Request) -> Response[str]:
   <section class="panel" aria-labelledby="register-h">
     <h2 id="register-h">{_("agents.register")}</h2>
     <form id="register-form" aria-labelledby="register-h" class="form-grid" novalidate>
-      <p class="field"><label for="a-name">{_("agents.name")}</label><input id="a-name" name="name" maxlength="40" required></p>
+      <p class="field"><label for="a-name">{_("agents.name")}</label><input id="a-name" name="name" maxlength="40"
+        required></p>
       <fieldset class="field"><legend>{_("agents.games")}</legend>{games}</fieldset>
       <p class="field"><label for="a-mode">{_("agents.mode")}</label><select id="a-mode" name="mode">
-        <option value="pull">{_("agents.mode_pull")}</option><option value="push">{_("agents.mode_push")}</option></select></p>
-      <p class="field"><label for="a-endpoint">{_("agents.endpoint")}</label><input id="a-endpoint" name="endpoint" type="url" placeholder="https://"></p>
+        <option value="pull">{_("agents.mode_pull")}</option><option
+          value="push">{_("agents.mode_push")}</option></select></p>
+      <p class="field"><label for="a-endpoint">{_("agents.endpoint")}</label><input id="a-endpoint" name="endpoint"
+        type="url" placeholder="https://"></p>
       <p><button type="submit">{_("agents.register_button")}</button></p>
       <p class="error" role="alert" id="register-error"></p>
     </form>
@@ -41,10 +45,12 @@ def agents_page(request: Request) -> Response[str]:
       <p class="status" id="created-text"></p>
       <p><strong>{_("agents.once")}</strong></p>
       <p><label for="created-token">{_("agents.token")}</label> <input id="created-token" readonly></p>
-      <p id="created-secret-row" hidden><label for="created-secret">{_("agents.secret")}</label> <input id="created-secret" readonly></p>
+      <p id="created-secret-row" hidden><label for="created-secret">{_("agents.secret")}</label> <input
+        id="created-secret" readonly></p>
     </div>
   </section>
-  <section aria-labelledby="list-h"><h2 id="list-h">{_("agents.list")}</h2><ul id="agent-list" class="tables" data-empty="{_("common.none_right_now")}"></ul>
+  <section aria-labelledby="list-h"><h2 id="list-h">{_("agents.list")}</h2><ul id="agent-list" class="tables"
+    data-empty="{_("common.none_right_now")}"></ul>
     <p class="status" role="status" id="agents-status"></p></section>
   <template id="sparring-games">{options}</template>
 </div>

@@ -50,7 +50,8 @@ def replay_page(game_id: str, request: Request) -> Response[str]:
   <div class="replay-grid">
     <section class="panel" aria-labelledby="board-h"><h2 id="board-h">{_("replay.board")}</h2><div id="board"></div>
       <h3>{_("replay.hand")}</h3><div id="hand" class="hand" aria-label="{_("replay.hand")}"></div></section>
-    <section class="panel" aria-labelledby="moves-h"><h2 id="moves-h">{_("replay.moves")}</h2><ol id="move-list" class="move-list"></ol></section>
+    <section class="panel" aria-labelledby="moves-h"><h2 id="moves-h">{_("replay.moves")}</h2><ol id="move-list"
+      class="move-list"></ol></section>
   </div>
   <section class="panel" aria-labelledby="fair-h"><h2 id="fair-h">{_("replay.fairness")}</h2>
     <div id="fairness"><p class="hint">{_("replay.fair_later")}</p></div>
@@ -66,35 +67,58 @@ def tournaments_page(request: Request) -> Response[str]:
     options = "".join(f'<option value="{g}">{_("game." + g)}</option>' for g in available())
     main = f"""
 <h1>{_("nav.tournaments")}</h1>
-<section aria-labelledby="upcoming-h"><h2 id="upcoming-h">{_("tn.upcoming")}</h2><ul class="tables" data-empty="{_("common.none_right_now")}" id="t-registering"></ul></section>
-<section aria-labelledby="running-h"><h2 id="running-h">{_("tn.running")}</h2><ul class="tables" data-empty="{_("common.none_right_now")}" id="t-running"></ul></section>
-<section aria-labelledby="finished-h"><h2 id="finished-h">{_("tn.finished")}</h2><ul class="tables" data-empty="{_("common.none_right_now")}" id="t-finished"></ul></section>
+<section aria-labelledby="upcoming-h"><h2 id="upcoming-h">{_("tn.upcoming")}</h2><ul class="tables"
+  data-empty="{_("common.none_right_now")}" id="t-registering"></ul></section>
+<section aria-labelledby="running-h"><h2 id="running-h">{_("tn.running")}</h2><ul class="tables"
+  data-empty="{_("common.none_right_now")}" id="t-running"></ul></section>
+<section aria-labelledby="finished-h"><h2 id="finished-h">{_("tn.finished")}</h2><ul class="tables"
+  data-empty="{_("common.none_right_now")}" id="t-finished"></ul></section>
 <section class="panel" aria-labelledby="create-h">
   <h2 id="create-h">{_("tn.create")}</h2>
   <form id="create-form" aria-labelledby="create-h" class="form-grid">
     <p class="field"><label for="f-game">{_("tn.f.game")}</label><select id="f-game" name="game">{options}</select></p>
-    <p class="field"><label for="f-start">{_("tn.f.start")}</label><input id="f-start" name="start" type="datetime-local" required></p>
+    <p class="field"><label for="f-start">{_("tn.f.start")}</label><input id="f-start" name="start"
+      type="datetime-local" required></p>
     <p class="field"><label for="f-format">{_("tn.f.format")}</label><select id="f-format" name="format">
-      <option value="swiss">{_("tn.swiss")}</option><option value="round-robin">{_("tn.round-robin")}</option><option value="knockout">{_("tn.knockout")}</option></select></p>
-    <p class="field"><label for="f-rounds">{_("tn.f.rounds")}</label><input id="f-rounds" name="rounds" type="number" min="0" max="64" value="1"></p>
-    <p class="field"><label for="f-table-size">{_("tn.f.table_size")}</label><input id="f-table-size" name="table_size" type="number" min="2" max="16" value="4"></p>
-    <p class="field"><label for="f-min-table-size">{_("tn.f.min_table_size")}</label><input id="f-min-table-size" name="min_table_size" type="number" min="2" max="16"></p>
-    <p class="field"><label for="f-min">{_("tn.f.min")}</label><input id="f-min" name="min_entrants" type="number" min="2" max="256" value="2"></p>
-    <p class="field"><label for="f-max">{_("tn.f.max")}</label><input id="f-max" name="max_entrants" type="number" min="2" max="256" value="64"></p>
+      <option value="swiss">{_("tn.swiss")}</option><option value="round-robin">{_("tn.round-robin")}</option><option
+        value="knockout">{_("tn.knockout")}</option></select></p>
+    <p class="field"><label for="f-rounds">{_("tn.f.rounds")}</label><input id="f-rounds" name="rounds" type="number"
+      min="0" max="64" value="1"></p>
+    <p class="field"><label for="f-table-size">{_("tn.f.table_size")}</label><input id="f-table-size" name="table_size"
+      type="number" min="2" max="16" value="4"></p>
+    <p class="field"><label for="f-min-table-size">{_("tn.f.min_table_size")}</label><input id="f-min-table-size"
+      name="min_table_size" type="number" min="2" max="16"></p>
+    <p class="field"><label for="f-min">{_("tn.f.min")}</label><input id="f-min" name="min_entrants" type="number"
+      min="2" max="256" value="2"></p>
+    <p class="field"><label for="f-max">{_("tn.f.max")}</label><input id="f-max" name="max_entrants" type="number"
+      min="2" max="256" value="64"></p>
     <p class="field"><label for="f-bots">{_("tn.f.bots")}</label><select id="f-bots" name="bots">
-      <option value="fill">{_("tn.bots.fill")}</option><option value="none">{_("tn.bots.none")}</option><option value="bots_only">{_("tn.bots.only")}</option></select></p>
-    <p class="field"><label for="f-fill-to">{_("tn.f.fill_to")}</label><input id="f-fill-to" name="fill_to" type="number" min="2" max="256"></p>
-    <p class="field"><label for="f-move">{_("tn.f.move")}</label><input id="f-move" name="move_s" type="number" min="0.1" step="0.1" value="30"></p>
-    <p class="field"><label for="f-bank">{_("tn.f.bank")}</label><input id="f-bank" name="bank_s" type="number" min="0" step="1" value="120"></p>
-    <p class="field"><label for="f-every">{_("tn.f.every")}</label><input id="f-every" name="every_minutes" type="number" min="1"></p>
-    <p class="field"><label for="f-opens">{_("tn.f.opens")}</label><input id="f-opens" name="opens" type="datetime-local"></p>
-    <p class="field"><label for="f-closes">{_("tn.f.closes")}</label><input id="f-closes" name="closes" type="datetime-local"></p>
-    <p class="field"><label for="f-advance">{_("tn.f.advance")}</label><input id="f-advance" name="advance" type="number" min="1" max="15"></p>
-    <p class="field"><label for="f-points">{_("tn.f.points")}</label><input id="f-points" name="points" placeholder="4: 3,2,1,0"></p>
-    <p class="field"><label for="f-bye">{_("tn.f.bye")}</label><input id="f-bye" name="bye_points" type="number" step="0.5"></p>
-    <p class="field inline"><input id="f-ranked" name="ranked" type="checkbox" checked><label for="f-ranked">{_("tn.f.ranked")}</label></p>
-    <p class="field inline"><input id="f-duplicate" name="duplicate" type="checkbox"><label for="f-duplicate">{_("tn.f.duplicate")}</label></p>
-    <p class="field"><label for="f-options">{_("tn.f.options")}</label><textarea id="f-options" name="options">{{}}</textarea></p>
+      <option value="fill">{_("tn.bots.fill")}</option><option value="none">{_("tn.bots.none")}</option><option
+        value="bots_only">{_("tn.bots.only")}</option></select></p>
+    <p class="field"><label for="f-fill-to">{_("tn.f.fill_to")}</label><input id="f-fill-to" name="fill_to"
+      type="number" min="2" max="256"></p>
+    <p class="field"><label for="f-move">{_("tn.f.move")}</label><input id="f-move" name="move_s" type="number"
+      min="0.1" step="0.1" value="30"></p>
+    <p class="field"><label for="f-bank">{_("tn.f.bank")}</label><input id="f-bank" name="bank_s" type="number" min="0"
+      step="1" value="120"></p>
+    <p class="field"><label for="f-every">{_("tn.f.every")}</label><input id="f-every" name="every_minutes"
+      type="number" min="1"></p>
+    <p class="field"><label for="f-opens">{_("tn.f.opens")}</label><input id="f-opens" name="opens"
+      type="datetime-local"></p>
+    <p class="field"><label for="f-closes">{_("tn.f.closes")}</label><input id="f-closes" name="closes"
+      type="datetime-local"></p>
+    <p class="field"><label for="f-advance">{_("tn.f.advance")}</label><input id="f-advance" name="advance"
+      type="number" min="1" max="15"></p>
+    <p class="field"><label for="f-points">{_("tn.f.points")}</label><input id="f-points" name="points"
+      placeholder="4: 3,2,1,0"></p>
+    <p class="field"><label for="f-bye">{_("tn.f.bye")}</label><input id="f-bye" name="bye_points" type="number"
+      step="0.5"></p>
+    <p class="field inline"><input id="f-ranked" name="ranked" type="checkbox" checked><label
+      for="f-ranked">{_("tn.f.ranked")}</label></p>
+    <p class="field inline"><input id="f-duplicate" name="duplicate" type="checkbox"><label
+      for="f-duplicate">{_("tn.f.duplicate")}</label></p>
+    <p class="field"><label for="f-options">{_("tn.f.options")}</label><textarea id="f-options"
+      name="options">{{}}</textarea></p>
     <p><button type="submit">{_("tn.create_button")}</button></p>
     <p class="error" role="alert" id="create-error"></p>
   </form>
@@ -108,10 +132,14 @@ def tournament_page(tournament_id: str, request: Request) -> Response[str]:
     _ = translator(lang_of(request))
     rest = f"""  <p id="t-actions" class="actions"></p>
   <p id="my-table" hidden></p>
-  <section class="panel" aria-labelledby="rules-h"><h2 id="rules-h">{_("tn.rules")}</h2><dl id="t-rules" class="rules"></dl></section>
-  <section class="panel" aria-labelledby="entrants-h"><h2 id="entrants-h">{_("tn.entrants")}</h2><ul id="t-entrants" class="entrants"></ul></section>
-  <section class="panel" aria-labelledby="standings-h"><h2 id="standings-h">{_("tn.standings")}</h2><div id="t-standings"></div></section>
-  <section class="panel" aria-labelledby="rounds-h"><h2 id="rounds-h">{_("tn.f.rounds")}</h2><div id="t-rounds"></div></section>
+  <section class="panel" aria-labelledby="rules-h"><h2 id="rules-h">{_("tn.rules")}</h2><dl id="t-rules"
+    class="rules"></dl></section>
+  <section class="panel" aria-labelledby="entrants-h"><h2 id="entrants-h">{_("tn.entrants")}</h2><ul id="t-entrants"
+    class="entrants"></ul></section>
+  <section class="panel" aria-labelledby="standings-h"><h2 id="standings-h">{_("tn.standings")}</h2><div
+    id="t-standings"></div></section>
+  <section class="panel" aria-labelledby="rounds-h"><h2 id="rounds-h">{_("tn.f.rounds")}</h2><div
+    id="t-rounds"></div></section>
 """
     main = loading_main(_, "tournament", "tournament-id", tournament_id, "t", _("tn.title"), rest)
     return shell(_("tn.title"), main, ("tournament.js",), STYLES, page="tournament", request=request)
@@ -147,9 +175,12 @@ def leaderboard_page(game: str, request: Request) -> Response[str]:
 @get("/players/{player_id:str}", include_in_schema=False, sync_to_thread=False)
 def player_page(player_id: str, request: Request) -> Response[str]:
     _ = translator(lang_of(request))
-    rest = f"""  <section class="panel" aria-labelledby="ratings-h"><h2 id="ratings-h">{_("player.ratings")}</h2><div id="p-charts"></div></section>
-  <section class="panel" aria-labelledby="recent-h"><h2 id="recent-h">{_("player.recent")}</h2><div id="p-games"></div></section>
-  <section class="panel" aria-labelledby="ptourn-h"><h2 id="ptourn-h">{_("player.tournaments")}</h2><ul id="p-tournaments"></ul></section>
+    rest = f"""  <section class="panel" aria-labelledby="ratings-h"><h2 id="ratings-h">{_("player.ratings")}</h2><div
+      id="p-charts"></div></section>
+  <section class="panel" aria-labelledby="recent-h"><h2 id="recent-h">{_("player.recent")}</h2><div
+    id="p-games"></div></section>
+  <section class="panel" aria-labelledby="ptourn-h"><h2 id="ptourn-h">{_("player.tournaments")}</h2><ul
+    id="p-tournaments"></ul></section>
 """
     main = loading_main(_, "player", "player-id", player_id, "p", _("player.title"), rest)
     return shell(_("player.title"), main, ("player.js",), STYLES, page="player", request=request)

@@ -38,7 +38,8 @@ async def test_duplicate_names_are_renamed_keeping_ids(servers):
             ids = [uuid.uuid4() for _ in rows]
             for pid, (player, created) in zip(ids, rows, strict=True):
                 await conn.execute(
-                    "INSERT INTO players (player_id, name, token_hash, created_at) VALUES ($1, $2, $3, $4::text::timestamptz)",
+                    "INSERT INTO players (player_id, name, token_hash, created_at) VALUES ($1, $2, $3,"
+                    " $4::text::timestamptz)",
                     pid,
                     player,
                     uuid.uuid4().bytes,

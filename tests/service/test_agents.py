@@ -108,7 +108,8 @@ async def test_tournament_of_five_agents_every_misbehaviour_recorded(stack, data
         conn = await asyncpg.connect(database_url)
         try:
             turns = await conn.fetch(
-                "SELECT agent_id::text AS agent_id, game_id::text AS game_id, seat, outcome, used_ms, overdraft_ms, version"
+                "SELECT agent_id::text AS agent_id, game_id::text AS game_id, seat, outcome, used_ms, overdraft_ms,"
+                " version"
                 " FROM agent_turns WHERE agent_id = ANY($1::text[]::uuid[]) ORDER BY game_id, version",
                 [a["agent_id"] for a in agents.values()],
             )

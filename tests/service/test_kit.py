@@ -200,7 +200,8 @@ def test_push_passes_optional_calls_to_the_function_and_a_failed_one_lets_the_ch
 def test_the_kit_imports_nothing_of_the_server():
     code = (
         "import sys, services.kit, services.kit.push, services.kit.pull, services.kit.arena, services.kit.cli;"
-        "bad = [m for m in ('asyncpg', 'redis', 'litestar', 'arq', 'httpx', 'uvicorn', 'services.http.app', 'services.infra.db')"
+        "bad = [m for m in ('asyncpg', 'redis', 'litestar', 'arq', 'httpx', 'uvicorn', 'services.http.app',"
+        " 'services.infra.db')"
         " if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)

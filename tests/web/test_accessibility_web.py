@@ -38,7 +38,8 @@ FOCUS = """() => {
   const a = document.activeElement;
   if (!a || a === document.body) return null;
   const parse = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
-  const lum = (rgb) => { const [r, g, b] = rgb.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+  const lum = (rgb) => { const [r, g, b] = rgb.map((v) => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
     return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
   let around = [255, 255, 255];
   for (let e = a.parentElement; e; e = e.parentElement) {
@@ -48,7 +49,8 @@ FOCUS = """() => {
   const s = getComputedStyle(a);
   const outline = parse(s.outlineColor).slice(0, 3);
   const [hi, lo] = [lum(outline), lum(around)].sort((x, y) => y - x);
-  return { what: `${a.tagName}.${a.className} ${(a.getAttribute('aria-label') || a.textContent || '').trim().slice(0, 30)}`,
+  const label = (a.getAttribute('aria-label') || a.textContent || '').trim().slice(0, 30);
+  return { what: `${a.tagName}.${a.className} ${label}`,
            style: s.outlineStyle, width: parseFloat(s.outlineWidth), contrast: (hi + 0.05) / (lo + 0.05) };
 }"""
 
@@ -56,7 +58,8 @@ FOCUS = """() => {
 # AA: 4.5:1; disabled controls are exempt, as WCAG says).
 LOW_CONTRAST = """() => {
   const parse = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
-  const lum = (rgb) => { const [r, g, b] = rgb.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+  const lum = (rgb) => { const [r, g, b] = rgb.map((v) => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
     return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
   const behind = (el) => {
     for (let e = el; e; e = e.parentElement) {

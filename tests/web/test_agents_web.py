@@ -53,7 +53,8 @@ def test_bot_author_registers_spars_and_deletes(page, live):
     assert [int(bars.nth(i).get_attribute("data-count")) for i in range(bars.count())] == [
         b["count"] for b in histogram
     ]
-    expected = f"{api_report['strikes']['total']} strikes; {api_report['strikes']['games_handed_to_bot']} games handed to a house bot"
+    strikes = api_report["strikes"]
+    expected = f"{strikes['total']} strikes; {strikes['games_handed_to_bot']} games handed to a house bot"
     report.get_by_text(expected).wait_for()
 
     page.once("dialog", lambda dialog: dialog.accept())

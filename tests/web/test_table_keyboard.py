@@ -19,7 +19,8 @@ FOCUS = """() => {
   if (!a || a === document.body || a === document.documentElement) return null;
   const style = getComputedStyle(a);
   return {
-    name: a.getAttribute('aria-label') || (a.labels && a.labels[0] && a.labels[0].textContent) || a.textContent.trim().slice(0, 40),
+    name: a.getAttribute('aria-label') || (a.labels && a.labels[0] && a.labels[0].textContent) ||
+      a.textContent.trim().slice(0, 40),
     tag: a.tagName, disabled: !!a.disabled,
     inMoves: !!a.closest('.your-moves'), inDialog: !!a.closest('dialog'),
     visible: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,

@@ -23,7 +23,8 @@ async def enter_tournament(
     agents.check_can_play(agent, (await tournaments.load(tournament_id)).state.settings.game)
     loaded = await tournaments.register(Player(agent.agent_id, agent.name, "agent"), tournament_id)
     await agents.pool.execute(
-        "INSERT INTO agent_entries (agent_id, tournament_id) VALUES ($1::text::uuid, $2::text::uuid) ON CONFLICT DO NOTHING",
+        "INSERT INTO agent_entries (agent_id, tournament_id) VALUES ($1::text::uuid, $2::text::uuid)"
+        " ON CONFLICT DO NOTHING",
         agent.agent_id,
         tournament_id,
     )

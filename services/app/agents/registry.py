@@ -324,9 +324,10 @@ class AgentService:
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute("SET LOCAL synchronous_commit TO OFF")
             await conn.execute(
-                "INSERT INTO agent_turns (game_id, version, seat, agent_id, committed_ms, sent_ms, answered_ms, done_ms,"
-                " used_ms, overdraft_ms, outcome, detail, answer) VALUES ($1::text::uuid, $2, $3, $4::text::uuid, $5, $6, $7,"
-                " $8, $9, $10, $11, $12, $13) ON CONFLICT (game_id, version, seat) DO UPDATE SET done_ms = EXCLUDED.done_ms,"
+                "INSERT INTO agent_turns (game_id, version, seat, agent_id, committed_ms, sent_ms, answered_ms,"
+                " done_ms, used_ms, overdraft_ms, outcome, detail, answer)"
+                " VALUES ($1::text::uuid, $2, $3, $4::text::uuid, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
+                " ON CONFLICT (game_id, version, seat) DO UPDATE SET done_ms = EXCLUDED.done_ms,"
                 " outcome = EXCLUDED.outcome, detail = EXCLUDED.detail, answer = EXCLUDED.answer",
                 game_id,
                 version,

@@ -63,10 +63,12 @@ class AgentReports:
         # The window runs over all the seat's turns in the game before the
         # page is cut, so a page's bank figures do not depend on the page.
         return await self.pool.fetch(
-            "WITH t AS (SELECT *, sum(overdraft_ms) OVER (PARTITION BY game_id, seat ORDER BY version) AS bank_used_after"
+            "WITH t AS (SELECT *, sum(overdraft_ms) OVER (PARTITION BY game_id, seat ORDER BY version) AS"
+            " bank_used_after"
             "  FROM agent_turns WHERE agent_id = $1::text::uuid AND ($2::text IS NULL OR game_id = $2::text::uuid))"
             " SELECT t.game_id::text AS game_id, t.version, t.seat, t.sent_ms, t.answered_ms, t.done_ms, t.used_ms,"
-            " t.overdraft_ms, t.outcome, t.detail, t.answer, t.bank_used_after, g.game, g.time_control::text AS time_control"
+            " t.overdraft_ms, t.outcome, t.detail, t.answer, t.bank_used_after, g.game, g.time_control::text AS"
+            " time_control"
             " FROM t JOIN games g ON g.game_id = t.game_id"
             " WHERE ($3::float8 IS NULL OR t.sent_ms < $3::float8)"
             " ORDER BY t.sent_ms DESC, t.game_id, t.version DESC LIMIT $4",

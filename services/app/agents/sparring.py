@@ -110,7 +110,8 @@ class Sparring:
         except ValueError:
             raise NotFound("sparring_not_found", f"there is no sparring {sparring_id}") from None
         row = await self.pool.fetchrow(
-            "SELECT sparring_id::text AS sparring_id, game, game_ids::text[] AS game_ids, seats, settings::text AS settings,"
+            "SELECT sparring_id::text AS sparring_id, game, game_ids::text[] AS game_ids, seats, settings::text AS"
+            " settings,"
             " bot_game_ids::text[] AS bot_game_ids FROM sparring"
             " WHERE sparring_id = $1::text::uuid AND agent_id = $2::text::uuid",
             sparring_id,

@@ -48,7 +48,8 @@ class Seating:
         seed = secrets.randbits(62)
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(
-                "INSERT INTO games (game_id, game, players, options, ranked, seed, created_by, time_control, bot_delay_ms)"
+                "INSERT INTO games (game_id, game, players, options, ranked, seed, created_by, time_control,"
+                " bot_delay_ms)"
                 " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7::text::uuid, $8::jsonb, $9)",
                 game_id,
                 game.name,
@@ -80,7 +81,8 @@ class Seating:
         game = get_game(name)
         async with self.pool.acquire() as conn, conn.transaction():
             created = await conn.fetchval(
-                "INSERT INTO games (game_id, game, players, options, ranked, seed, tournament_id, time_control, embargoed)"
+                "INSERT INTO games (game_id, game, players, options, ranked, seed, tournament_id, time_control,"
+                " embargoed)"
                 " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7, $8::jsonb, $9)"
                 " ON CONFLICT (game_id) DO NOTHING RETURNING true",
                 game_id,

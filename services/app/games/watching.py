@@ -160,7 +160,8 @@ async def player_games(pool, player_id: str, limit: int, before: str | None) -> 
     rows = await pool.fetch(
         "SELECT g.game_id::text AS game_id, g.game, g.status, g.players, g.ranked, g.tournament_id, g.embargoed,"
         " g.created_at, g.finished_at, s.seat,"
-        " (SELECT e.data FROM events e WHERE e.stream_id = g.game_id::text AND e.type = 'hm.game_finished' LIMIT 1) AS record"
+        " (SELECT e.data FROM events e WHERE e.stream_id = g.game_id::text AND e.type = 'hm.game_finished' LIMIT 1) AS"
+        " record"
         " FROM seats s JOIN games g ON g.game_id = s.game_id"
         " WHERE s.player_id = $1::text::uuid AND ($2::timestamptz IS NULL OR g.created_at < $2)"
         " ORDER BY g.created_at DESC LIMIT $3",

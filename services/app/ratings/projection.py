@@ -190,7 +190,8 @@ async def _load(conn, game: str, finished: GameFinished, touched: dict) -> dict[
             missing.append(rated_id)
     if missing:
         for r in await conn.fetch(
-            "SELECT rated_id, kind, name, mu, sigma, games, forfeits FROM ratings WHERE game = $1 AND rated_id = ANY($2::text[])",
+            "SELECT rated_id, kind, name, mu, sigma, games, forfeits FROM ratings WHERE game = $1 AND rated_id ="
+            " ANY($2::text[])",
             game,
             missing,
         ):
@@ -202,13 +203,15 @@ async def _load(conn, game: str, finished: GameFinished, touched: dict) -> dict[
 
 async def _store(conn, touched: dict[tuple[str, str], Rating], changes: list[Change]) -> None:
     await conn.executemany(
-        "INSERT INTO ratings (game, rated_id, kind, name, mu, sigma, games, forfeits) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+        "INSERT INTO ratings (game, rated_id, kind, name, mu, sigma, games, forfeits) VALUES ($1, $2, $3, $4, $5, $6,"
+        " $7, $8)"
         " ON CONFLICT (game, rated_id) DO UPDATE SET mu = EXCLUDED.mu, sigma = EXCLUDED.sigma, games = EXCLUDED.games,"
         " forfeits = EXCLUDED.forfeits",
         [(g, r.rated_id, r.kind, r.name, r.mu, r.sigma, r.games, r.forfeits) for (g, _), r in touched.items()],
     )
     await conn.executemany(
-        "INSERT INTO rating_changes (position, game, game_id, rated_id, place, mu_before, sigma_before, mu_after, sigma_after,"
+        "INSERT INTO rating_changes (position, game, game_id, rated_id, place, mu_before, sigma_before, mu_after,"
+        " sigma_after,"
         " forfeited) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
         [
             (
