@@ -57,7 +57,7 @@ class Runtime:
     tournaments: TournamentService
     agents: AgentService
     agent_dispatch: AgentDispatch
-    watchers: Watchers  # spectator counts (issue 15)
+    watchers: Watchers  # spectator counts
     agent_caller: object | None = None  # a worker's AgentCaller (workers/agent_calls.py), built on first use
 
     @classmethod

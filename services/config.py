@@ -40,7 +40,7 @@ class Settings:
     # Delay before a house bot moves, so people can follow the table.
     bot_delay_ms: int = 0
     # The house-bot delay of a table created with POST /api/v1/games that
-    # does not set `bot_delay_ms` (people play or watch it; issue 14).
+    # does not set `bot_delay_ms` (people play or watch it).
     table_bot_delay_ms: int = 700
     # Signs session cookies and CSRF tokens; every API process must share it.
     # Unset: one is drawn once and kept in PostgreSQL (services/app/accounts.py).

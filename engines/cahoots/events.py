@@ -23,7 +23,7 @@ class Started(Event, tag="ch.started"):
     seed: int | None = None
     deck: tuple[int, ...] = ()
     reserve: tuple[int, ...] = ()
-    # Issue 11.3: public from the start, `core.commitment(seed, salt)`; the
+    # Provably fair deals: public from the start, `core.commitment(seed, salt)`; the
     # salt is private like the seed, and `ch.game_ended` reveals both.
     commitment: str = ""
     salt: str | None = None
@@ -73,7 +73,7 @@ class GameEnded(Event, tag="ch.game_ended"):
     scores: tuple[float, ...]
     places: tuple[int, ...]
     winners: tuple[int, ...]
-    salt: str = ""  # with the seed, opens the start's commitment (issue 11.3)
+    salt: str = ""  # with the seed, opens the start's commitment
 
 
 AnyEvent = Started | Dealt | Played | Chose | TrickScored | Picked | GameEnded

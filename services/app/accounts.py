@@ -1,4 +1,4 @@
-"""People's accounts (issue 14): passwords, sign-in sessions, token rotation.
+"""People's accounts: passwords, sign-in sessions, token rotation.
 
 Passwords are hashed with argon2id by argon2-cffi (never our own scheme),
 in a thread: a hash takes tens of milliseconds of CPU, which must not stall

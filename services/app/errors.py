@@ -57,7 +57,7 @@ def refused(err: RuleError, **extra: object) -> ServiceError:
 
 
 # --- a backing server is down -------------------------------------------------
-# Issue 11 item 9: an outage of PostgreSQL or Redis is the client's cue to
+# An outage of PostgreSQL or Redis is the client's cue to
 # retry, not a bug: 503 `storage_unavailable` with Retry-After (never a 500,
 # and never a 404 for a game that exists).
 
@@ -90,6 +90,6 @@ def unavailable_body(dependency: str) -> dict[str, str]:
     }
 
 
-# Issue 11.2: no request chooses a seed (the server draws every one); a body
+# No request chooses a seed (the server draws every one); a body
 # that sends one learns it has no effect.
 SEED_REFUSED = ("seed_not_accepted", "the server draws every seed (a CSPRNG); a request cannot choose one")

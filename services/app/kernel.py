@@ -1,5 +1,5 @@
 """The one command kernel every stream goes through, games and tournaments
-alike (issue 13): load -> fold -> decide -> append with the expected version
+alike: load -> fold -> decide -> append with the expected version
 -> publish, raising the domain errors of services/app/errors.py.
 
 A stream's folded copy (a game's Table, a tournament's Loaded) is what the

@@ -42,7 +42,7 @@ class Players:
         # (an agent deleted) in another process: a cached one is trusted for
         # TOKEN_CACHE_S at most.
         self._by_token: dict[bytes, tuple[Player, float]] = {}
-        # The shared session key (issue 14), set when the API process opens.
+        # The shared session key (browser sessions), set when the API process opens.
         self.keys: SessionKeys | None = None
 
     async def register(self, name: str, kind: str = "human", password_hash: str | None = None) -> tuple[Player, str]:

@@ -1,4 +1,4 @@
-"""Browser sessions (issue 14): a signed session cookie, and CSRF checks for
+"""Browser sessions: a signed session cookie, and CSRF checks for
 the writes it authenticates.
 
 Every route reads its caller through `Players.authenticate(Authorization)`,

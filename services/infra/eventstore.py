@@ -221,7 +221,7 @@ class EventStore:
     ) -> tuple[list[StoredEvent], dict[tuple[int | None, str], bytes]]:
         """The events past `after` and the commands that wrote them, in one
         round trip: a process catching its table copy up (services/app/games/service.py).
-        Both are index range scans: only what is new is read (issue 13)."""
+        Both are index range scans: only what is new is read."""
         rows = await self.pool.fetch(
             "SELECT version, type, data, NULL::int AS seat, NULL::text AS command_id FROM events"
             " WHERE stream_id = $1 AND version > $2"

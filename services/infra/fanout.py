@@ -101,7 +101,7 @@ class NoticeQueue:
     deadline. `asyncio.wait_for(queue.get(), t)` made a task, a future and a
     timer per wait, and with a thousand SSE streams under load that was about
     a seventh of an API process's samples (py-spy, `bench service --games
-    200 --client stream`, issue 16); here a wait is one future and one timer."""
+    200 --client stream`); here a wait is one future and one timer."""
 
     __slots__ = ("_items", "_waiter")
 
@@ -159,13 +159,13 @@ class Hub:
         # PostgreSQL only when another process has moved it on.
         self.latest: dict[str, int] = {}
         self.ending = False
-        # Each table's spectator feed in this process (services.http.broadcast, issue 18).
+        # Each table's spectator feed in this process (services.http.broadcast).
         self.feeds: dict = {}
 
     def end_streams(self) -> None:
         """Shutdown (SIGTERM): every SSE stream of this process ends now, and
         a new one ends at once, so the server can exit; clients resume with
-        Last-Event-ID, at another process or after the restart (issue 11, item 17)."""
+        Last-Event-ID, at another process or after the restart."""
         self.ending = True
         for subs in self._subs.values():
             for sub in subs:

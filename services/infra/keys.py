@@ -27,7 +27,7 @@ def rate_key(player_id: str, window: int) -> str:
     return f"hanamichi:rate:{player_id}:{window}"
 
 
-# Spectator counts (issue 15), right with several API processes: each process
+# Spectator counts, right with several API processes: each process
 # keeps its own counts in a hash of its own that expires unless refreshed, so
 # a process that dies stops counting within WATCHERS_TTL_S; the registry says
 # which processes' hashes to sum (score: when the entry lapses, in ms).
@@ -74,7 +74,7 @@ def retry_job_id(job_id: str, retry: str | None) -> str:
 
 
 def swept_retry(second: int) -> str:
-    """The sweep's tag for a deadline it re-arms (issue 16), `<job id>:swept:<second>`:
+    """The sweep's tag for a deadline it re-arms, `<job id>:swept:<second>`:
     the first id may sit behind arq's in-progress lease of a killed worker."""
     return f"swept:{second}"
 

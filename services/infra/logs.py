@@ -1,4 +1,4 @@
-"""Structured logs (issue 16): one JSON object per line on stderr, with the
+"""Structured logs: one JSON object per line on stderr, with the
 request id, game id and seat of the request being served where they apply.
 
 The environment is read by services/config.py (ProcessSettings, Settings):

@@ -1,5 +1,5 @@
-"""Every Prometheus metric of the service, defined here and nowhere else
-(issue 16). The code paths record with one-line calls; `GET /metrics`
+"""Every Prometheus metric of the service, defined here and nowhere else.
+The code paths record with one-line calls; `GET /metrics`
 (the API) and `HANAMICHI_METRICS_PORT` (a standalone worker) expose them.
 
 Several processes: with PROMETHEUS_MULTIPROC_DIR set (an empty folder every
@@ -52,7 +52,7 @@ ACTIONS_REFUSED = Counter(
 )
 # Gauges: `livesum` adds the live processes' values (a dead process's are dropped).
 SSE_CLIENTS = Gauge("hanamichi_sse_clients", "Open SSE streams, by kind", ["kind"], multiprocess_mode="livesum")
-# Spectator streams cut for falling behind (issue 18); they resume with Last-Event-ID.
+# Spectator streams cut for falling behind; they resume with Last-Event-ID.
 SSE_CUT = Counter("hanamichi_sse_cut_total", "Spectator SSE streams cut, by reason", ["reason"])
 
 # --- event log and fan-out -------------------------------------------------------

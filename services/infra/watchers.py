@@ -1,4 +1,4 @@
-"""Spectator counts per table (issue 15), right with several API processes.
+"""Spectator counts per table, right with several API processes.
 
 Each process counts the spectator streams it serves itself, in memory, and
 writes them to a Redis hash of its own (services.infra.keys) that expires

@@ -5,8 +5,8 @@ deadline like a person's. Agents seated in a game that starts or ends get a
 notice on their own stream (GET /api/v1/agents/me/stream).
 
 A turn is handed over, and its clock starts, when the seat can act: a Kabuki
-masks placer once the stop window has passed (services/turns.opens_at; issue
-11 item 19), not right after the previous card, when every place would be
+masks placer once the stop window has passed (services/turns.opens_at),
+not right after the previous card, when every place would be
 refused `too_early`. A seat that may act without being awaited (a Stop during
 the window, KM-2) is offered the chance: a push agent gets an optional call
 (no deadline, no strike, its bank untouched), a pull agent a `your_chance`

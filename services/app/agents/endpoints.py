@@ -36,7 +36,7 @@ def parse_endpoint(endpoint: str, allow_http: bool):
     parts = urlsplit(endpoint)
     allowed = "https:// or http://" if allow_http else "https://"
     if parts.scheme and parts.scheme not in ("https", "http"):
-        # Say what is wrong (issue 12): ftp:// is not refused for lacking https.
+        # Say what is wrong: ftp:// is not refused for lacking https.
         raise EndpointRefused("bad_endpoint", f"unsupported scheme {parts.scheme}://; an endpoint is an {allowed} URL")
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise EndpointRefused("bad_endpoint", f"endpoint must be an absolute {allowed} URL")

@@ -36,7 +36,7 @@ async def register_self(
     agents: AgentService, tournaments: TournamentService, player: Player, tournament_id: str
 ) -> Loaded:
     """A player registers with its own token; an agent is held to the same
-    rule as its owner's route (issue 11, item 6)."""
+    rule as its owner's route (a paused agent takes no new seat)."""
     if player.kind == "agent":
         await agents.check_new_seat(player, (await tournaments.load(tournament_id)).state.settings.game)
     return await tournaments.register(player, tournament_id)

@@ -181,7 +181,7 @@ class AgentService:
         return self._modes[player_id]
 
     def check_can_play(self, agent: Agent, game: str) -> None:
-        """The one rule for an agent taking a new seat (issue 11, item 6):
+        """The one rule for an agent taking a new seat:
         paused means no new seat anywhere, and an agent plays only the games
         it declared. Called by the owner's routes (sparring, tournament entry)
         and by the agent's own (casual seats, tournament registration)."""
@@ -248,7 +248,7 @@ class AgentService:
         if row is None:
             return
         # From the turn's hand-over (sent_ms: a Kabuki masks placer's comes
-        # when the stop window ends, item 19); a Stop made before it costs nothing.
+        # when the stop window ends); a Stop made before it costs nothing.
         used = max(0, int(answered_ms - row["sent_ms"]))
         left = await self.bank_left(game_id, seat, bank_ms)
         await self.close_turn(game_id, row["version"], seat, "ok", used, min(left, max(0, used - move_ms)), answered_ms)

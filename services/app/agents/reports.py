@@ -1,4 +1,4 @@
-"""What an agent's owner reads to diagnose it (issue 12): the turn log (every
+"""What an agent's owner reads to diagnose it: the turn log (every
 call, from agent_turns) and the list of its sparring series. The sparring
 report itself is services/app/agents/sparring_report.py."""
 

@@ -25,7 +25,7 @@ MAX_SEED = 2**62 - 1  # the range of the seeds the server draws
 
 def deal_seed(series_seed: int, index: int) -> int:
     """Game `index`'s seed in a series given a seed: the same series seed
-    gives the same deals, game by game (sparring only; issue 12)."""
+    gives the same deals, game by game (sparring only)."""
     digest = hashlib.sha256(f"sparring:{series_seed}:{index}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 2
 

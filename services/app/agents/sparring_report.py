@@ -1,4 +1,4 @@
-"""A sparring series' report (issue 12), read from the games' logs, the
+"""A sparring series' report, read from the games' logs, the
 commands table and agent_turns: the request's settings, per game every
 seat's score with links to its replay and export, strikes, the answer-time
 distribution, the share of moves the agent played itself and, for a

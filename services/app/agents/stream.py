@@ -59,7 +59,7 @@ class AgentEvents:
             rescan = True
             # The keep-alive is due every STREAM_KEEPALIVE_S of the clock, not
             # after that much silence: notices that bring nothing to send (the
-            # hub's periodic checks) must not hold it back (issue 12).
+            # hub's periodic checks) must not hold it back.
             due = time.monotonic() + STREAM_KEEPALIVE_S
             while not self.hub.ending:
                 if rescan:
@@ -194,9 +194,9 @@ class AgentEvents:
                 )
             )
         elif turn[0] and info["turn"] != table.version:
-            # Only once the seat can act (item 19: a placer when the window ends).
+            # Only once the seat can act (a masks placer when the stop window ends).
             info["turn"] = table.version
-            # The same clock a push agent is sent (issue 12): the move's own
+            # The same clock a push agent is sent: the move's own
             # time and what is left of the seat's bank, from this turn's start.
             agents = self.agents
             move_ms, bank_ms = agents.settings.time_control(table.time_control)

@@ -1,4 +1,4 @@
-"""Time left on a timed table (issue 14): each awaited seat's deadline and
+"""Time left on a timed table: each awaited seat's deadline and
 bank, by the server's clock, for `GET /api/v1/games/{id}`.
 
 A person's move is due `move_ms` after the turn began (the commit of the

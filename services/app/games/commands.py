@@ -98,7 +98,7 @@ class Commands:
 
         async def decide() -> Decision:
             nonlocal action
-            # Command ids are per seat (issue 11, item 5): another seat's
+            # Command ids are per seat: another seat's
             # id never blocks this one, so nobody can squat an id.
             stored = table.stream.commands.get((seat, command_id))
             if stored is not None:
@@ -159,7 +159,7 @@ class Commands:
         """Play the default move for a seat that did not move in time or
         whose agent failed, and record why. The default move is a uniformly
         random legal action drawn from the game's seed (Table.bot_rng): a
-        failing seat must never play better than a working one (issue 12; the
+        failing seat must never play better than a working one (the
         house `heuristic` used to play here and beat most bots), and the move
         is an event in the log, so a replay is exact.
         Idempotent: nothing happens unless the game is still at `due_version`

@@ -1,4 +1,4 @@
-"""The embargo of duplicate tournaments, in one place (issue 11, item 1).
+"""The embargo of duplicate tournaments, in one place.
 
 A duplicate round plays one deal at several tables, seats rotated. Until the
 round has ended at every table, anything shown of one table (a hand, a card

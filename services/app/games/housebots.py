@@ -10,7 +10,7 @@ bots again when time alone changes what they may do (KM-3: a placer may place
 once the stop window has passed), and tells the timers when every bot that
 may act was asked at a version (`asked`, KM-5a).
 
-A table must never stall (issue 11, item 8). A driver that fails (PostgreSQL
+A table must never stall. A driver that fails (PostgreSQL
 restarting, say) is started again after a backoff in its own process, and
 the worker's sweep (`sweep`, every 5 s) starts a driver for any table in play
 whose house bot's move is awaited but that nobody moved for a few seconds
@@ -36,7 +36,7 @@ class HouseBots:
         self.games = games
         self.delay_ms = delay_ms
         # Tables without their own bot_delay_ms where a person sits (a
-        # tournament's): bots at a pace people can follow (issue 14).
+        # tournament's): bots at a pace people can follow.
         # Never faster than the process's own delay.
         self.people_delay_ms = max(delay_ms, people_delay_ms or 0)
         self._closing = False
@@ -48,7 +48,7 @@ class HouseBots:
         self.kick(table)
 
     def delay_for(self, table: Table) -> int:
-        """A table people play or watch paces its bots (issue 14): its own
+        """A table people play or watch paces its bots: its own
         bot_delay_ms (casual tables), else the people's pace where a person
         sits, else the process's (benches, all-bot tournaments, sparring)."""
         if table.record.bot_delay_ms is not None:
@@ -137,7 +137,7 @@ class HouseBots:
                     if bot is None or asked.get(seat) == version:
                         continue
                     asked[seat] = version
-                    # Offered at this moment only (item 19): a placer in
+                    # Offered at this moment only: a placer in
                     # KM-3's stop window is offered Stop, not Place.
                     legal = game.legal_actions(state, seat, now_ms())
                     if not legal:

@@ -44,7 +44,7 @@ class GameInfo(msgspec.Struct):
     time_control: dict | None = None
     bot_delay_ms: int | None = None  # None: the server's setting (tournaments, sparring: instant)
     # The server's clock when this was read, so a page counts deadlines down
-    # by the server's time, not the browser's (issue 14).
+    # by the server's time, not the browser's.
     server_time_ms: int = 0
     # On a timed table in play: each awaited seat's deadline (epoch ms) and
     # the time bank it has left beyond it.
@@ -56,7 +56,7 @@ class GameInfo(msgspec.Struct):
 
 def effective_time_control(table: Table, agents: AgentSettings) -> dict | None:
     """The table's own time control; a table without one that seats an agent
-    shows the defaults the agent is actually held to (issue 12)."""
+    shows the defaults the agent is actually held to."""
     if table.time_control is not None:
         return table.time_control
     if any(h is not None and h.kind == "agent" for h in table.seats):

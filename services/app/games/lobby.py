@@ -1,4 +1,4 @@
-"""The lobby's list of tables (issue 14), read for `GET /api/v1/games`
+"""The lobby's list of tables, read for `GET /api/v1/games`
 (services/http/routes/lobby.py).
 
 Newest first, with cursor paging: `next` is the `before` of the next page.

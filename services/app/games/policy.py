@@ -1,5 +1,5 @@
-"""The service's rules for a seat that does not move in time, in one home
-(issue 13): how long a move may take when a recorded time control says
+"""The service's rules for a seat that does not move in time, in one home:
+how long a move may take when a recorded time control says
 nothing, and after how many moves played for a seat in a row a house bot
 takes it over. Deadlines, agent calls and the agents' settings read them here."""
 

@@ -47,13 +47,13 @@ def redacted(table: Table, viewer: int | None, first: int, events: list) -> list
 def events_after(table: Table, viewer: int | None, after: int) -> list[dict]:
     if after < 0:
         raise BadRequest("bad_version", "after is a version, 0 or more")
-    embargo.check(table, viewer)  # duplicate tournaments (issue 11, item 1)
+    embargo.check(table, viewer)  # duplicate tournaments
     # GEN-1: a history, with what was public only at its moment blanked.
     return redacted(table, viewer, after + 1, table.history(table.visible_version)[after:])
 
 
 def replay_view(table: Table, player: Player | None, at: int | None, seat: int | None) -> tuple[int, Any]:
-    # Any seat, any version, with or without a token (issue 11, item 1).
+    # Any seat, any version, with or without a token: the embargo applies to each.
     embargo.check(table, table.seat_of(player.player_id if player else None), seat=seat)
     at = table.visible_version if at is None else at
     if not 0 <= at <= table.visible_version:

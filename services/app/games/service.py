@@ -5,7 +5,7 @@ handlers and workers only translate into these calls. By concern:
 - services/app/games/commands.py: moves, default moves, timers (through the
   command kernel, services/app/kernel.py);
 - here: this process's copies of the tables, kept current from PostgreSQL
-  (issue 16) and read by the queries (services/app/games/queries.py)."""
+  and read by the queries (services/app/games/queries.py)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ class GameService(Seating, Commands):
 
     async def refresh(self, table: Table, fresh: bool = False) -> None:
         """Catch up with events another process appended, and with the
-        command ids it recorded (issue 16). The copies stay current from the
+        command ids it recorded. The copies stay current from the
         commit notices: callers refresh only when a notice (Hub.latest_version)
         says the copy is behind. Everyone who wants the same table caught up
         at once (its SSE streams, a GET, a move) shares one query: a caller
@@ -74,7 +74,7 @@ class GameService(Seating, Commands):
         table.runtime.checked_at = time.monotonic()
         # The new events and only their commands (those past the copy's
         # version), in one round trip: a catch-up reads and decodes what is
-        # new, never the whole command table (issue 13).
+        # new, never the whole command table.
         stored, new = await self.store.read_with_commands(table.game_id, table.version)
         if stored:
             table.apply_stored(stored)

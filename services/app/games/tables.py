@@ -1,9 +1,9 @@
-"""A process's live copy of one game, in three parts (issue 13): the lobby
+"""A process's live copy of one game, in three parts: the lobby
 record (the `games` and `seats` rows), the folded stream (version, state,
 decoded log, command outcomes) and this process's runtime (lock, bots,
 driver, strikes). PostgreSQL stays the truth; a table that another process
 moved on is caught up from it when a commit notice says the copy is behind
-(GameService.refresh, issue 16), and the version check on append is the
+(GameService.refresh), and the version check on append is the
 backstop for a notice still on its way. (A little over 300 lines: the
 Table's one-line accessors, which spare its many readers the three parts.)"""
 
@@ -88,7 +88,7 @@ class LobbyRecord:
     created_by: str | None
     seats: list[SeatHolder | None]
     time_control: dict | None = None  # {"move_ms": ...} when moves have deadlines
-    # House bots' delay at this table (issue 14); None: the process setting.
+    # House bots' delay at this table; None: the process setting.
     bot_delay_ms: int | None = None
     tournament_id: str | None = None
     # Duplicate tournaments: the same deal is still being played at other
@@ -197,7 +197,7 @@ class Table:
         return state is not None and self.record.game.is_over(state)
 
     def chance(self) -> Chance:
-        # Issue 11.3: a fresh random salt for the deal's commitment, drawn
+        # Provably fair deals: a fresh random salt for the deal's commitment, drawn
         # here (the engine draws nothing); it lives in the start event, private
         # until the final event reveals it. A start that loses the race to
         # another process is discarded, salt and all.
@@ -286,7 +286,7 @@ class Table:
     def take_commands(self, new: dict[tuple[int | None, str], Outcome]) -> None:
         """Commands another process recorded, all past what this copy had
         (their outcomes' `first` is above its version before the catch-up):
-        only they are read and decoded (issue 13), and strikes and the end
+        only they are read and decoded, and strikes and the end
         follow them in log order."""
         self.stream.commands.update(new)
         over = self.over

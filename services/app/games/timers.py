@@ -1,10 +1,10 @@
-"""Timed transitions fire by themselves, whoever sits at the table (issue 13).
+"""Timed transitions fire by themselves, whoever sits at the table.
 
 A rule that waits on the clock (Kabuki masks: the deck's last card ends the
-round once its stop window has passed, KM-5; a log written before issue 13
-may also wait at a Tezuma hand's or a masks round's end) is the engine's
-`next_timer` / `on_timer`. Here every table with a timer pending gets one task
-(in the process that committed, from `on_commit`) that sleeps until the timer
+round once its stop window has passed, KM-5; a log written while the next hand or
+round was still a timer may also wait at a Tezuma hand's or a masks round's
+end) is the engine's `next_timer` / `on_timer`. Here every table with a timer
+pending gets one task (in the process that committed, from `on_commit`) that sleeps until the timer
 is due and applies it through `GameService.on_timer`. So a table of people
 moves on by itself, with no house bot and no house-bot driver involved.
 
@@ -16,7 +16,7 @@ moves on by itself, with no house bot and no house-bot driver involved.
   the last card first. `bots_asked(table)` (HouseBots.asked, wired in
   services/bootstrap.py) returns once the bots that may act were asked at the
   table's version; the timer then fires only if nothing was played since.
-- Never stalled (issue 11, item 8): a task that fails (PostgreSQL restarting)
+- Never stalled: a task that fails (PostgreSQL restarting)
   is started again after a backoff, and the worker's sweep (`sweep`, every
   5 s, over `tables_in_play`) starts one for any table whose due timer would
   write something but that has written nothing for a few seconds (its

@@ -2,11 +2,11 @@
 it may act, with exactly the actions `decide` would accept now.
 
 Legal actions can change with time alone: a Kabuki masks placer may call Stop
-at once but place only once the stop window has passed (KM-3; issue 11 item
-19, where a client offered `place` too early got 540 `too_early` refusals in
-one game). So a stream tells the seat again when its list changes at the same
-version, and wakes itself at the game's next timer to look: one local notice
-per table and due time in this process (no Redis, no event data)."""
+at once but place only once the stop window has passed (KM-3; a client
+offered `place` too early once got 540 `too_early` refusals in one game). So a
+stream tells the seat again when its list changes at the same version, and
+wakes itself at the game's next timer to look: one local notice per table and
+due time in this process (no Redis, no event data)."""
 
 from __future__ import annotations
 
@@ -71,8 +71,8 @@ def opens_at(table: Table, seat: int, now: int) -> int:
     """When an awaited seat's turn is handed to it (an agent's call or
     `your_turn`, and the start of its deadline): `now` when every action the
     rules allow it is open now, else the game's next timer, when time alone
-    opens the rest (a Kabuki masks placer once the stop window ends, KM-3;
-    issue 11 item 19). A turn is never handed over with an action `decide`
+    opens the rest (a Kabuki masks placer once the stop window ends, KM-3).
+    A turn is never handed over with an action `decide`
     would refuse then, nor before the seat can make its move."""
     game, state = table.game, table.state
     if game.legal_actions(state, seat, now) == game.legal_actions(state, seat):

@@ -1,4 +1,4 @@
-"""Reads for watching and following (issue 15; routes in
+"""Reads for watching and following (routes in
 services/http/routes/watch.py): the live tables, most watched first, and a
 player's games and tournaments.
 

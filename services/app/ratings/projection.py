@@ -76,7 +76,7 @@ def apply_game(ratings: dict[str, Rating], finished: GameFinished, position: int
             ratings[rated_id] = Rating(rated_id, kind, name)
     before = {i: (ratings[i].mu, ratings[i].sigma) for i in ids}
     teams = [[MODEL.rating(mu=before[i][0], sigma=before[i][1])] for i in ids]
-    # A seat handed to a house bot after its strikes is rated as last (issue 12).
+    # A seat handed to a house bot after its strikes is rated as last: failing never pays.
     places = [finished.ranking[s.seat] for s in seats]
     forfeited = {ids[i] for i, s in enumerate(seats) if s.seat in finished.forfeited}
     rated = MODEL.rate(teams, ranks=places)
@@ -160,7 +160,7 @@ class RatingsProjector:
 async def _released(conn, rows: list) -> list:
     """The rows up to the first game still under a duplicate round's embargo
     (services/app/games/embargo.py): its result would tell the other tables of the group
-    how the deal went (issue 11, item 1). The projection waits there rather
+    how the deal went. The projection waits there rather
     than skip it, so ratings are still applied in position order and
     `rebuild` gives exactly what is stored; the tournament lifts the embargo
     when the round ends, and the projection moves on."""

@@ -18,7 +18,7 @@ def _rating_row(r) -> dict:
         "sigma": r["sigma"],
         "ordinal": r["mu"] - 3 * r["sigma"],
         "games": r["games"],
-        # Games a house bot finished for it after its strikes, rated as last (issue 12).
+        # Games a house bot finished for it after its strikes, rated as last.
         "forfeits": r["forfeits"],
         "provisional": r["sigma"] >= PROVISIONAL_SIGMA,
     }

@@ -3,7 +3,7 @@ round's tables, recording a finished table's result into the tournament
 stream, and the sweep that picks all of it up again after a worker was
 killed. Part of TournamentService (services/app/tournaments/service.py); the
 copy of the tournament loaded for one piece of work is passed along, so a
-result reads the tournament stream once (issue 13)."""
+result reads the tournament stream once."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ kernel (services/app/kernel.py: append with the expected version, catch up
 and decide again after a conflict, publish) and carries out what the events
 ask for (creating a round's tables, scheduling the start). A copy loaded for
 one piece of work is passed along (`loaded=`): recording a table's result
-reads the tournament stream once (issue 13)."""
+reads the tournament stream once."""
 
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ class TournamentService(Rounds):
         instance, drawn in `start`); a request's settings never carry one."""
         now = now_ms() if now is None else now
         raw = dict(raw)
-        if "seed" in raw:  # issue 11.2: whoever knows the seed knows every hand
+        if "seed" in raw:  # whoever knows the seed knows every hand
             raise Unprocessable(*SEED_REFUSED)
         # The seed fixes every deal of the tournament: drawn here from the
         # CSPRNG, kept out of every public view until the tournament is over.

@@ -1,4 +1,4 @@
--- Issue 12. A seat handed to a house bot after its strikes is ranked last at
+-- Failing never pays. A seat handed to a house bot after its strikes is ranked last at
 -- its table (hm.game_finished `forfeited`): the leaderboard shows how often.
 ALTER TABLE ratings ADD COLUMN forfeits int NOT NULL DEFAULT 0;
 ALTER TABLE rating_changes ADD COLUMN forfeited boolean NOT NULL DEFAULT false;

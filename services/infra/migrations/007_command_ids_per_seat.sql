@@ -1,4 +1,4 @@
--- Issue 11, item 5: command ids are scoped per seat. With one id space per
+-- Command ids are scoped per seat. With one id space per
 -- game, a person could take the id an agent would use next (`<game>:<version>`,
 -- as docs/agents.md suggested) and make its move fail, and two agents calling
 -- Stop at the same version collided. Server commands without a seat (the

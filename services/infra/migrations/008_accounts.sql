@@ -1,4 +1,4 @@
--- Accounts for people in the browser (issue 14).
+-- Accounts for people in the browser.
 
 -- A password lets a person sign in (argon2id, via argon2-cffi); NULL: the
 -- player has only a token, as before.
@@ -49,6 +49,6 @@ CREATE TABLE app_secrets (
     value bytea NOT NULL
 );
 
--- A table's own house-bot delay (issue 14): NULL keeps the process setting
+-- A table's own house-bot delay: NULL keeps the process setting
 -- (HANAMICHI_BOT_DELAY_MS, 0 by default: benches, tournaments of bots).
 ALTER TABLE games ADD COLUMN bot_delay_ms int;

@@ -1,4 +1,4 @@
--- Issue 13: a process catching its copy of a game up reads only the commands
+-- A process catching its copy of a game up reads only the commands
 -- past its copy's version. That version was only inside `outcome` (JSON), so
 -- each catch-up scanned and parsed the stream's whole command table (O(n^2)
 -- over a game for a reader in another process). Stored commands keep
