@@ -225,7 +225,7 @@ class Game(Generic[S, E, A, O]):
     all_cards: Callable[[S], list] = lambda state: []
     # Whole-game figures for the simulator (e.g. "round" counts); optional.
     describe: Callable[[S], dict] = field(default=lambda state: {})
-    # GEN-1 (RULES.md): some cards are public only at their moment (a trick's
+    # GEN-1 (docs/rules/general.md): some cards are public only at their moment (a trick's
     # cards until it is won, a Stop's pile until the next placement). The
     # history of a game in progress (`history`, `past_view`) blanks them for
     # every viewer once their moment has passed. `moment(before, event)` names

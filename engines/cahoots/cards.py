@@ -2,7 +2,7 @@
 
 A card is an int 0..47: suit = card >> 3, and card & 7 indexes the suit's
 eight values (4, 5, 5, 6, 6, 7, 7, 8), so the two copies of a 5 (or 6, 7) are
-distinct cards. Suits and identity cards follow RULES.md (CH-1)."""
+distinct cards. Suits and identity cards follow docs/rules/cahoots.md (CH-1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Table options (RULES.md: only CH-8 is an option)."""
+"""Table options (docs/rules/cahoots.md: only CH-8 is an option)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Kabuki, the mask memory game (seed 004, rulings KM-1..KM-7): `GAME`."""
+"""Kabuki, the mask memory game (docs/rules/kabuki-masks.md, rulings KM-1..KM-7): `GAME`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Kabuki mask cards as small ints (seed 004, KM-1..KM-7).
+"""The Kabuki mask cards as small ints (docs/rules/kabuki-masks.md, KM-1..KM-7).
 
 A card is an int 0..49: 10 mask kinds, 5 identical copies each, so a card's
 kind is `card // COPIES` (only identical masks match, KM-4). The table has 4

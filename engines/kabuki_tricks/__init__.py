@@ -1,4 +1,4 @@
-"""Kabuki Tricks (seeds 000 English, 002 Italian; rulings KT-1..KT-14)."""
+"""Kabuki Tricks (docs/rules/kabuki-tricks.md; rulings KT-1..KT-14)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ PREDICTIONS = (1, 2, 3)  # KT-1: no one can predict 0
 TRICKS_PER_ROUND = 7
 HAND_SIZE = 7  # suit cards; the Joker makes eight
 
-# Highest number per player count (setup step 5; RULES.md suits line).
+# Highest number per player count (setup step 5; docs/rules/kabuki-tricks.md, components).
 TOP_NUMBER = {2: 7, 3: 7, 4: 8, 5: 10}
 
 SUIT_OF = tuple(c // 10 for c in range(40)) + (-1,) * 5

@@ -1,7 +1,7 @@
 """start, to_act, legal_actions, decide, scoring and result.
 
 About 330 lines, kept whole: one module of rules per game, as in the other
-three engines; scoring (KT-10..KT-12) is its last third."""
+three engines; scoring (KT-3, KT-8, KT-9, KT-12, KT-14) is its last third."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tezuma Trick (seed 003, rulings TT-1..TT-14): must-follow tricks with
+"""Tezuma Trick (docs/rules/tezuma-trick.md, rulings TT-1..TT-15): must-follow tricks with
 off-suit Trumps, drafted Bid, Pain Suit and Ability cards."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Table options (RULES.md TT-1, TT-2, TT-3)."""
+"""Table options (docs/rules/tezuma-trick.md: TT-1, TT-2, TT-3)."""
 
 from __future__ import annotations
 

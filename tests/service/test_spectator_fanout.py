@@ -106,7 +106,7 @@ async def test_spectators_get_the_public_view_and_a_stalled_one_is_cut(small_buf
 
         # Nothing a seat may see and a spectator may not: every event is the
         # engine's public redaction, but for the final commit, shown in full
-        # once the game is over (RULES.md, general).
+        # once the game is over (docs/rules/general.md).
         export = (await person.get(f"/api/v1/games/{game_id}/export")).text.splitlines()
         game, decode = get_game("kabuki-tricks"), event_decoder(get_game("kabuki-tricks"))
         full = {json.loads(line)["version"]: decode.decode(json.dumps(json.loads(line)["event"])) for line in export}

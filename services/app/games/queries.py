@@ -34,7 +34,7 @@ def result_shown(table: Table) -> dict:
 
 def redacted(table: Table, viewer: int | None, first: int, events: list) -> list[dict]:
     """Events from version `first` as `viewer` may see them (None: spectator).
-    After the game every event is public in full (RULES.md, general)."""
+    After the game every event is public in full (docs/rules/general.md)."""
     game, out = table.game, []
     public = table.disclosed
     for offset, event in enumerate(events):

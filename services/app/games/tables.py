@@ -181,7 +181,7 @@ class Table:
 
     @property
     def disclosed(self) -> bool:
-        """Over, and free to show in full (RULES.md: after the end everything is public)."""
+        """Over, and free to show in full (docs/rules/general.md: after the end everything is public)."""
         return self.over and not self.record.embargo
 
     @property

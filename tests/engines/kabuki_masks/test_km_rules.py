@@ -1,4 +1,4 @@
-"""Kabuki rulings KM-1..KM-7 (RULES.md) and the rulebook's example (seed 004)."""
+"""Kabuki rulings KM-1..KM-7 (docs/rules/kabuki-masks.md) and the rulebook's example."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Deal, Director, card play, the Joker and trick winners (seed 000, KT-1..KT-7, KT-10)."""
+"""Deal, Director, card play, the Joker and trick winners (docs/rules/kabuki-tricks.md, KT-1..KT-7, KT-10)."""
 
 from __future__ import annotations
 
