@@ -1,2 +1,2 @@
 """arq workers: scheduled tournament starts, turn deadlines, tournament
-results, the ratings projection, and (later) calls to bot agents."""
+results, the ratings projection, and calls to bot agents."""

@@ -11,7 +11,7 @@ time and what it took from the time bank.
 
 A turn is called when the seat can act (services/turns.opens_at), with the
 actions `decide` accepts at the server's clock: a Kabuki masks placer once the
-stop window has passed (issue 11 item 19). An optional call (`optional: true`,
+stop window has passed. An optional call (`optional: true`,
 a Stop during the window, KM-2) may be declined with `{"action": null}`; it has
 no default move, no strike and no bank, and is not a row of agent_turns."""
 
@@ -98,7 +98,7 @@ class AgentCaller:
         ):
             return "stale"
         # Called a little early (a queue's or a clock's slack): the turn opens
-        # when the seat can act (item 19), so wait for that, then look again.
+        # when the seat can act, so wait for that, then look again.
         wait_ms = opens_at(table, seat, now_ms()) - now_ms()
         if wait_ms > 0:
             await asyncio.sleep(wait_ms / 1000 + 0.001)
@@ -109,7 +109,7 @@ class AgentCaller:
         move_ms, bank_ms = self.settings.time_control(table.time_control)
         bank_left = max(0, bank_ms - bank_used)
         game = table.game
-        # What decide accepts now (the server's clock), never more (item 19).
+        # What decide accepts now (the server's clock), never more.
         legal = game.legal_actions(table.state, seat, now_ms())
         body = msgspec.json.encode(
             {
@@ -133,7 +133,7 @@ class AgentCaller:
                 self.http, self.settings, agent, body, budget_ms, f"{game_id}:{version}:{seat}"
             )
             if reason in ("timeout", "unreachable"):
-                # Deleted while the call was in flight: that is why (issue 12).
+                # Deleted while the call was in flight: that is why.
                 now = await agents.get(holder.player_id)
                 if now is None or now.status == "deleted":
                     reason, detail = "unreachable", "the agent was deleted"
@@ -295,7 +295,7 @@ async def call_agent(
 
 async def agent_deadline(ctx: dict, game_id: str, version: int, seat: int) -> bool:
     """A pull agent's move time (and bank) ran out, or a push call never
-    finished. Why, as precisely as the service knows (issue 12): the agent
+    finished. Why, as precisely as the service knows: the agent
     was deleted (`unreachable`), its moves were refused until the deadline
     (`illegal_action`, the last refusal as detail), or no answer came in time
     (`timeout`, "no answer within N ms", as for push)."""

@@ -31,7 +31,7 @@ def agent_client() -> aiohttp.ClientSession:
     """A worker's one connection pool for every agent call (made in the
     worker's event loop). aiohttp, not httpx: httpx's send machinery was
     ~40% of a worker's CPU in `bench agents`, and calls come in bursts, so
-    per-call CPU became queueing delay (issue 16). No timeout of its own
+    per-call CPU became queueing delay. No timeout of its own
     (post_to_agent's asyncio.timeout is the seat's budget), no env proxies;
     idle connections kept 5 s (httpx's keep-alive expiry)."""
     return aiohttp.ClientSession(
@@ -54,7 +54,7 @@ async def post_to_agent(
 ):
     """(reason, detail, action, answered_ms, answer); reason None when the
     answer is usable. `answer` is the first ANSWER_HEAD bytes of the body
-    (or of an HTTP error's body), for the owner's turn log (issue 12)."""
+    (or of an HTTP error's body), for the owner's turn log."""
     try:
         target = await resolve_endpoint(agent.endpoint, settings.allow_http, settings.allow_private)
     except EndpointRefused as err:  # e.g. the name now resolves to a private address

@@ -31,7 +31,7 @@ BACKOFF_MAX_S = 5.0
 
 
 class ResilientWorker(Worker):
-    """arq's worker, riding out a Redis outage (issue 11, item 7).
+    """arq's worker, riding out a Redis outage.
 
     arq lets a ConnectionError from its poll loop end `main()`, and the
     process with it: deadlines, tournaments, agent calls and ratings then
@@ -44,7 +44,7 @@ class ResilientWorker(Worker):
     summary_s: float = 300.0  # Settings.log_summary_s, set by build_worker
 
     async def main(self) -> None:
-        # Quiet by default (issue 12): INFO says start, stop and a summary
+        # Quiet by default: INFO says start, stop and a summary
         # every few minutes (workers/summary.py); each job is DEBUG at most.
         log.info("worker started (pid %s, %d job kinds)", os.getpid(), len(self.functions))
         summary = asyncio.create_task(summarise(self, self.summary_s))

@@ -1,4 +1,4 @@
-"""Quiet by default (issue 12): a worker's jobs (agent calls, deadlines, the
+"""Quiet by default: a worker's jobs (agent calls, deadlines, the
 5 s sweep) are not logged one by one at INFO; a person running the service
 reads its start, its stop, errors, and this summary every
 HANAMICHI_LOG_SUMMARY_S seconds (Settings.log_summary_s, default 300): jobs done, failed and retried,

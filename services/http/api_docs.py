@@ -1,4 +1,4 @@
-"""The OpenAPI document told true to the service (issue 11, item 20).
+"""The OpenAPI document told true to the service.
 
 - Every error is `{code, message}` (services.app.errors; app.py maps Litestar's
   own errors to the same body), so every route documents that type, never
@@ -125,7 +125,7 @@ def _statuses(handler: HTTPRouteHandler) -> set[int]:
     if methods & {"POST", "PUT", "PATCH", "DELETE"}:
         out.add(413)
         if _reads_token(handler):
-            out.add(403)  # a write authenticated by the session cookie without CSRF proof (issue 14)
+            out.add(403)  # a write authenticated by the session cookie without CSRF proof
     out.update(ROUTE_ERRORS.get(handler.handler_name, DEFAULT_ERRORS))
     return out
 

@@ -76,7 +76,7 @@ def _problem(e: dict) -> str:
 
 def _validation_error(request: Request, exc: ValidationException) -> Response:
     if any(_SEED_FIELD in str(e.get("message")) for e in (exc.extra or []) if isinstance(e, dict)):
-        # Issue 11.2: no body has a seed field (the server draws every seed);
+        # No body has a seed field (the server draws every seed);
         # a client that sends one must learn that it has no effect.
         return Response({"code": SEED_REFUSED[0], "message": SEED_REFUSED[1]}, status_code=422)
     # Litestar's detail names the field and the problem, never state.
@@ -98,7 +98,7 @@ def _too_deep(request: Request, exc: RecursionError) -> Response:
 
 
 def _unique_violation(request: Request, exc: asyncpg.UniqueViolationError) -> Response:
-    # Names of people and agents are unique ignoring case (issue 14), whichever route inserts one.
+    # Names of people and agents are unique ignoring case, whichever route inserts one.
     if exc.constraint_name == NAME_INDEX:
         return _service_error(request, name_taken(_name_in(exc)))
     return _internal_error(request, exc)

@@ -1,4 +1,4 @@
-"""Who is calling, looked up once per request (issue 13).
+"""Who is calling, looked up once per request.
 
 `identify` reads the Authorization header (a bearer token, or the session
 cookie services/http/sessions.py turned into one) the first time anything asks

@@ -1,4 +1,4 @@
-"""Spectators' live fan-out (issue 18): one redaction and one encoding per
+"""Spectators' live fan-out: one redaction and one encoding per
 event for the public audience, the same bytes written to every spectator
 connection of the process.
 
@@ -161,7 +161,7 @@ class Feed:
                     if notice.last > table.version:
                         await games.refresh(table)  # written by another process, or a resync nudge
                     await games.check_embargo(table)
-                    upto = embargo.visible_upto(table, None)  # nothing of an embargoed table (issue 11)
+                    upto = embargo.visible_upto(table, None)  # nothing of an embargoed table
                     if upto > self.sent:
                         # The one redaction and encoding of these versions for every spectator.
                         items = queries.redacted(table, None, self.sent + 1, table.events[self.sent : upto])

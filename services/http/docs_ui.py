@@ -1,4 +1,4 @@
-"""The `/schema` pages, served with no request to a CDN (issue 11 item 21).
+"""The `/schema` pages, served with no request to a CDN, so they work offline.
 
 Swagger UI's JavaScript, CSS and icon come from the `swagger-ui-bundle`
 package (a dependency in pyproject.toml), served from its installed folder

@@ -24,20 +24,20 @@ async def game_sse(state: State, games: GameService, table: Table, player: Playe
     """Every event the viewer may see after `last`, once, in order; gaps in
     the Redis fast path are filled from PostgreSQL."""
     encode = msgspec.json.encode
-    turns = TurnTeller(state.hub)  # `turn` events, again when time alone changes them (item 19)
+    turns = TurnTeller(state.hub)  # `turn` events, again when time alone changes them
     viewer = table.seat_of(player.player_id) if player else None
     # A player who opened the stream before taking a seat gets that seat's
-    # events from the moment they sit (issue 11 item 14). Seats are taken
+    # events from the moment they sit. Seats are taken
     # only before the start, so the check ends once the game has started.
     seat_pending = player is not None and viewer is None and table.state is None
     if viewer is None and not seat_pending and cycle is not None:
-        # A spectator: the shared public feed (issue 18). Seats stay here, never cut.
+        # A spectator: the shared public feed. Seats stay here, never cut.
         async with aclosing(broadcast.spectator_sse(state, games, table, last, cycle)) as messages:
             async for message in messages:
                 yield message
         return
     backlog = table.version  # GEN-1: what was written before the stream opened is history
-    # A stream without a seat is a spectator's: counted while it is open (issue 15).
+    # A stream without a seat is a spectator's: counted while it is open.
     async with (
         Watching(state.runtime.watchers, table.game_id, viewer is None) as watching,
         aclosing(state.hub.watch(table.game_id, state.settings.sse_keepalive_s)) as notices,

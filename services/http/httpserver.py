@@ -1,4 +1,4 @@
-"""uvicorn's httptools protocol with the bounds uvicorn lacks (issue 11 item 16).
+"""uvicorn's httptools protocol with the bounds uvicorn lacks.
 
 - **Incomplete requests.** A request (its headers and its body) must arrive
   whole within HANAMICHI_REQUEST_TIMEOUT_S (default 10 s) of its first byte,
@@ -157,7 +157,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         super().on_headers_complete()
         if self.cycle is not None:
             # The spectators' fan-out writes the same bytes straight to each
-            # stream's transport (services.http.broadcast, issue 18).
+            # stream's transport (services.http.broadcast).
             self.scope.setdefault("extensions", {})["hanamichi.cycle"] = self.cycle
 
     def _count(self, address: str) -> bool:

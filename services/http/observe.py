@@ -1,4 +1,4 @@
-"""Per-request observation (issue 16): the request id, the latency
+"""Per-request observation: the request id, the latency
 histogram by route template and status, and the access log.
 
 A plain ASGI middleware in Litestar's stack: it runs after routing, so the

@@ -59,7 +59,7 @@ async def limit_agents(request: Request) -> Response | None:
     if player is None or player.kind != "agent":
         return None
     if request.url.path == "/api/v1/agents/me/stream":
-        return None  # an agent's own stream: reconnecting is never limited (issue 12)
+        return None  # an agent's own stream: reconnecting is never limited
     own = _OWN_GAME.match(request.url.path)
     if own is not None:
         try:

@@ -1,5 +1,5 @@
 """Request types shared by the routes, with the bounds of every number a
-client may send (issue 11, item 13).
+client may send.
 
 A value outside its type's bounds is refused by the decoder, before any
 route runs: 400 `bad_request`, with a message naming the field and the bound.
@@ -53,7 +53,7 @@ def for_people(time_control: TimeControl) -> None:
 
 class NewTournament(msgspec.Struct, forbid_unknown_fields=True):
     """`POST /api/v1/tournaments`. The seed is never a request field: the
-    server draws it (issue 11, item 2)."""
+    server draws it."""
 
     game: str
     start_ms: EpochMs

@@ -1,4 +1,4 @@
-"""SIGTERM ends every SSE stream at once (issue 11, item 17).
+"""SIGTERM ends every SSE stream at once.
 
 uvicorn, on SIGTERM, stops accepting connections and then waits for every
 response in flight to finish before it runs the app's shutdown: an SSE

@@ -6,5 +6,5 @@ from litestar.response import ServerSentEventMessage
 
 # A keep-alive is a comment line and nothing else. Litestar's default
 # (data "") would add an empty `data:` line, which a client that parses every
-# `data:` line as JSON (as docs/agents.md invites) cannot read (issue 12).
+# `data:` line as JSON (as docs/agents.md invites) cannot read.
 KEEPALIVE = ServerSentEventMessage(comment="keepalive", data=None)

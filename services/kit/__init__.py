@@ -1,4 +1,4 @@
-"""The bot authors' kit (issue 17): write one function, `act(request) -> action`,
+"""The bot authors' kit: write one function, `act(request) -> action`,
 and run it.
 
 - `request` is exactly the JSON the service sends at a turn: `game, game_id,

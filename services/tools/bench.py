@@ -257,7 +257,7 @@ async def run_service_bench(args: argparse.Namespace, database_url: str, redis_u
         setup.close()
         http = await http_ceiling(host, port, args.http_seconds)
         tables = []
-        run = uuid.uuid4().hex[:6]  # names are unique (issue 14): a second run on the same database needs new ones
+        run = uuid.uuid4().hex[:6]  # names are unique: a second run on the same database needs new ones
 
         async def make_table(n: int) -> tuple[str, list[str]]:
             conn = HttpConnection(host, port)

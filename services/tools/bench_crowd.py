@@ -1,4 +1,4 @@
-"""The crowd of `bench spectators` (issue 18): N raw-socket SSE clients spread
+"""The crowd of `bench spectators`: N raw-socket SSE clients spread
 over K processes, so that the clients' own event loop is not what the
 figures measure (one Python process reading 2,000 sockets after every event
 took longer than the server's fan-out).

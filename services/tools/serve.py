@@ -77,7 +77,7 @@ def serve(args: argparse.Namespace) -> int:
         # SSE streams end at the signal (services/http/shutdown.py); the timeout is
         # the backstop for any other response that would hold the exit.
         # GuardedHttpProtocol times out incomplete requests and caps connections
-        # per address (services/http/httpserver.py, issue 11 item 16).
+        # per address (services/http/httpserver.py).
         from services.http.httpserver import GuardedHttpProtocol
 
         # log_config=None: uvicorn's lines go through our JSON handler (services/infra/logs.py);

@@ -75,7 +75,7 @@ def render(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-# --- calibration (issue 17): engines' random playouts against a bare yardstick --------
+# --- calibration: engines' random playouts against a bare yardstick ------------------
 
 
 def bare_kabuki_tricks(players: int, rng) -> list[int]:

@@ -127,7 +127,7 @@ def howto_keys() -> list[str]:
 
 
 def how_to_play(game: str, lang: str = "en") -> str | None:
-    """The page's article HTML in `lang` (issue 15), or None for an unknown
+    """The page's article HTML in `lang`, or None for an unknown
     game. The game's name is the glossary's (game.<id>): the rulebook's own
     where one exists in that language."""
     page = _PAGES.get(game)

@@ -1,4 +1,4 @@
-"""The pages' languages (issue 15): English, Italian and Spanish, the
+"""The pages' languages: English, Italian and Spanish, the
 rulebooks' languages. One glossary per language, static/i18n/<lang>.json,
 read by the server-rendered shells (here) and by our ES modules (i18n.js).
 

@@ -1,4 +1,4 @@
-"""The web app's pages (issue 14): small HTML shells rendered on the server;
+"""The web app's pages: small HTML shells rendered on the server;
 our own ES modules in static/ fill them from the public API.
 
 No page loads anything from another host (the Content-Security-Policy says

@@ -1,4 +1,4 @@
-"""The bot author's page (issue 15): register an agent (its token and
+"""The bot author's page: register an agent (its token and
 secret shown once), pause, resume, delete; run a sparring series and read
 its report with the answer-time distribution as an SVG chart we draw
 (agents.js) and strikes by reason. A client of the agent routes only."""

@@ -1,4 +1,4 @@
-"""Pages for watching, replaying and following (issue 15): /live, the replay
+"""Pages for watching, replaying and following: /live, the replay
 viewer, tournaments, leaderboards and players. Shells like the others
 (services/web/pages.py); our ES modules fill them from the public API."""
 

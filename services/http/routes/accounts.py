@@ -1,4 +1,4 @@
-"""Sign-in sessions, passwords and token rotation (issue 14).
+"""Sign-in sessions, passwords and token rotation.
 
 The session cookie and CSRF rules are in services/app/sessions.py; every other
 route accepts the cookie through the same `Authorization` path as a token."""

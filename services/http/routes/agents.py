@@ -43,7 +43,7 @@ class NewSparring(msgspec.Struct, forbid_unknown_fields=True):
     time_control: TimeControl | None = None  # default the server's agent defaults
     # A series seed makes the series repeatable: the same seed, the same
     # deals. Sparring only, as unranked practice; never in ranked or casual
-    # games or tournaments (README, "Provably fair deals"; issue 12).
+    # games or tournaments (README, "Provably fair deals").
     seed: Annotated[int, msgspec.Meta(ge=0, le=MAX_SEED)] | None = None
     duplicate: bool = False  # each deal again with the house bot in the agent's seat
 

@@ -34,7 +34,7 @@ from services.infra import metrics
 
 class NewPlayer(msgspec.Struct, forbid_unknown_fields=True):
     name: str
-    # With a password the person can sign in from a browser later (issue 14).
+    # With a password the person can sign in from a browser later.
     password: str | None = None
 
 
@@ -50,8 +50,8 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True):
     options: dict[str, Any] = {}
     ranked: bool = False
     time_control: TimeControl | None = None
-    # How long house bots wait before each move, so people can follow them
-    # (issue 14); omitted: HANAMICHI_TABLE_BOT_DELAY_MS (700).
+    # How long house bots wait before each move, so people can follow them;
+    # omitted: HANAMICHI_TABLE_BOT_DELAY_MS (700).
     bot_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=10_000)] | None = None
 
 
@@ -160,7 +160,7 @@ async def read_game(state: State, game_id: str, viewer: Player | None) -> GameIn
 
 @post("/api/v1/games/{game_id:str}/seats", status_code=200)
 async def take_seat(state: State, game_id: str, caller: Player, data: TakeSeat | None = None) -> GameInfo:
-    if caller.kind == "agent":  # a paused agent takes no seat; only declared games (issue 11, item 6)
+    if caller.kind == "agent":  # a paused agent takes no seat; only declared games
         await state.runtime.agents.check_new_seat(caller, (await _games(state).tables.get(game_id)).game.name)
     table = await _games(state).take_seat(caller, game_id, data.seat if data else None)
     return game_info(table, caller, state.settings.agents)
@@ -180,7 +180,7 @@ async def submit_action(state: State, game_id: str, data: Submit, caller: Player
         metrics.refused(err.code)
         if caller.kind == "agent":
             # A pull agent refused until its deadline is struck `illegal_action`
-            # with this refusal as detail, not `timeout` (issue 12).
+            # with this refusal as detail, not `timeout`.
             await state.runtime.agents.note_refusal(game_id, caller.player_id, f"{err.code}: {err.message}")
         raise
     except ServiceError as err:

@@ -1,4 +1,4 @@
-"""An agent owner's reports (issue 12): the turn log and the list of the
+"""An agent owner's reports: the turn log and the list of the
 agent's sparring series. Only the owner reads them (404 for anyone else)."""
 
 from __future__ import annotations

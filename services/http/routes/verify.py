@@ -1,4 +1,4 @@
-"""`GET /api/v1/games/{id}/verify`: provably fair deals (issue 11.3) for
+"""`GET /api/v1/games/{id}/verify`: provably fair deals for
 clients that cannot run Python's shuffle. The checks are `engines.verify`,
 the same code as `hanamichi verify GAME_EXPORT.ndjson`, run on the same
 bytes the export route serves."""

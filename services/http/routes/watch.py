@@ -1,4 +1,4 @@
-"""Routes for watching and following (issue 15): the live tables and a
+"""Routes for watching and following: the live tables and a
 player's games and tournaments (services/app/games/watching.py reads them)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-// The bot author's page (/agents, issue 15): register, pause, resume, delete
+// The bot author's page (/agents): register, pause, resume, delete
 // agents; run sparring series and read their reports (docs/agents.md), with
 // the answer-time histogram drawn as our own SVG and strikes by reason.
 import { api, currentPlayer, describe } from "./api.js";

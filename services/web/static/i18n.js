@@ -1,4 +1,4 @@
-// The pages' language (issue 15): the server chose it (services/web/i18n.py:
+// The pages' language: the server chose it (services/web/i18n.py:
 // the hm_lang cookie, else Accept-Language) and wrote it in <html lang>; the
 // glossary is static/i18n/<lang>.json, the same file the server's shells use.
 // Modules import { t } from here; top-level await makes them wait for it.

@@ -64,7 +64,7 @@ export function body(form) {
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined && v !== null && !Number.isNaN(v)));
 }
 
-// fill_bot (issue 17): the house bot that fills seats, added beside the bots policy.
+// fill_bot: the house bot that fills seats, added beside the bots policy.
 if (!$("f-fill-bot") && $("f-bots")) {
   const levels = ["heuristic", "expert", "random"];
   $("f-bots").closest("p").after(h("p", { class: "field" }, h("label", { for: "f-fill-bot" }, "fill_bot"),

@@ -1,6 +1,6 @@
-// Helpers of the watching pages (issue 15): live, replay, tournaments,
+// Helpers of the watching pages: live, replay, tournaments,
 // leaderboards, players. Boards are drawn by the table's own game modules
-// (games/<game>.js, issue 14); a game without one shows its view as text.
+// (games/<game>.js); a game without one shows its view as text.
 import { gameTitle, t, lang, ordinal as placeName } from "./i18n.js";
 
 export function h(tag, attrs = {}, ...kids) {
