@@ -99,7 +99,9 @@ class EventStore:
 
     # --- writing -------------------------------------------------------------
 
-    async def create_stream(self, stream_id: str, kind: str, conn: asyncpg.Connection | None = None) -> None:
+    async def create_stream(
+        self, stream_id: str, kind: str, conn: asyncpg.Connection | asyncpg.pool.PoolConnectionProxy | None = None
+    ) -> None:
         sql = "INSERT INTO streams (stream_id, kind) VALUES ($1, $2)"
         if conn is not None:
             await conn.execute(sql, stream_id, kind)
@@ -128,7 +130,9 @@ class EventStore:
             await self._wake.wait()
             self._wake.clear()
             while self._pending:
-                batch, seen, rest = [], set(), []
+                batch: list[_Append] = []
+                seen: set[str] = set()
+                rest: list[_Append] = []
                 for item in self._pending:
                     # Two appends to one stream never share a transaction: the
                     # second must see the first's version.

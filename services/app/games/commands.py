@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -33,7 +34,10 @@ from services.infra.background import spawn
 from services.infra.keys import SERVER_PREFIXES
 
 if TYPE_CHECKING:
-    from services.app.games.service import GameService
+    from asyncpg import Pool
+
+    from services.app.games.cache import TableCache
+    from services.app.kernel import Kernel
 
 log = logging.getLogger("hanamichi.games")
 
@@ -52,8 +56,19 @@ class ActionAccepted(msgspec.Struct, frozen=True):
 class Commands:
     """GameService's commands (a mixin: the state is GameService's)."""
 
+    # What the mixin uses of its host, GameService.
+    pool: Pool
+    tables: TableCache
+    kernel: Kernel
+    on_commit: list[Callable[[Table, list], None]]
+    known_version: Callable[[str], int]
+
+    if TYPE_CHECKING:
+
+        async def refresh(self, table: Table, fresh: bool = False) -> None: ...
+
     async def submit(
-        self: GameService,
+        self,
         game_id: str,
         player: Player,
         raw_action: Any,
@@ -67,7 +82,7 @@ class Commands:
         return ActionAccepted(outcome.version, queries.redacted(table, outcome.seat, outcome.first, written))
 
     async def act(
-        self: GameService,
+        self,
         game_id: str,
         seat_or_player: Player | int,
         raw_action: Any,
@@ -83,16 +98,18 @@ class Commands:
         received_ms = now_ms() if received_ms is None else received_ms
         table = await self.tables.get(game_id)
         person = not isinstance(seat_or_player, int)
-        if person:
-            seat = table.seat_of(seat_or_player.player_id)
-            if seat is None:
+        seat: int
+        if isinstance(seat_or_player, int):
+            seat = seat_or_player
+        else:
+            held = table.seat_of(seat_or_player.player_id)
+            if held is None:
                 raise Forbidden("not_seated", "you hold no seat at this table")
             if command_id.startswith(SERVER_PREFIXES):
                 raise BadRequest(
                     "bad_command_id", f"command ids starting with {', '.join(SERVER_PREFIXES)} are the server's"
                 )
-        else:
-            seat = seat_or_player
+            seat = held
         logs.bind(seat=seat)  # the request's log lines (services/infra/logs.py)
         action = raw_action if isinstance(raw_action, msgspec.Struct) else None  # house bots pass engine actions
 
@@ -116,7 +133,7 @@ class Commands:
                         version=table.version,
                     )
             self._check_playing(table)
-            if person and table.seats[seat].bot is not None:
+            if person and (holder := table.seats[seat]) is not None and holder.bot is not None:
                 raise Forbidden("seat_played_by_bot", "a house bot plays your seat for the rest of this game")
             if action is None:
                 try:
@@ -136,6 +153,7 @@ class Commands:
             moved_on=lambda: Conflict("version_conflict", "the game moved on; try again", version=table.version),
             refusal=lambda: {"version": table.version},
         )
+        assert decision is not None  # only a run that gives way ends without a decision
         if not decision.events:
             return table, decision.result, []
         return table, decision.outcome, decision.events
@@ -148,7 +166,7 @@ class Commands:
             raise Conflict("game_finished", "this game is over")
 
     async def play_for_seat(
-        self: GameService,
+        self,
         game_id: str,
         seat: int,
         reason: str,
@@ -183,7 +201,8 @@ class Commands:
             events = game.decide(table.state, seat, table.bot_rng(seat).choice(legal), Ctx(now))
             strikes = table.runtime.strikes.get(seat, 0) + 1
             prefix: list = [MovePlayedForSeat(seat, reason, strikes, detail)]
-            if strikes >= strike_limit and table.seats[seat].bot is None:
+            holder = table.seats[seat]  # a started game's seats are all held
+            if strikes >= strike_limit and holder is not None and holder.bot is None:
                 prefix.append(SeatHandedToBot(seat, "heuristic", f"{strikes} {reason} in a row"))
             return self._command(table, seat, K.auto_command_id(seat, table.version), prefix + events)
 
@@ -193,7 +212,7 @@ class Commands:
         metrics.STRIKES.labels(reason).inc()
         return True
 
-    async def on_timer(self: GameService, game_id: str, at_version: int | None = None) -> None:
+    async def on_timer(self, game_id: str, at_version: int | None = None) -> None:
         """Apply a due timed transition (KM-5), idempotently; with
         `at_version`, only if the game is still at that version (the caller
         asked its house bots there first, KM-5a)."""
@@ -211,7 +230,7 @@ class Commands:
 
         await self._give_way(table, decide)
 
-    async def _give_way(self: GameService, table: Table, decide) -> Decision | None:
+    async def _give_way(self, table: Table, decide) -> Decision | None:
         """A command of the server's own that another process may carry out
         as well (a default move, a timer): a conflict ends it."""
         return await self.kernel.run(
@@ -232,7 +251,7 @@ class Commands:
         outcome = Outcome(table.version + len(events), table.version + 1, seat)
         return Decision(events, command_id, outcome, seat, state_after=after)
 
-    def _finished_event(self, table: Table, state: Any, events: list = ()) -> GameFinished:
+    def _finished_event(self, table: Table, state: Any, events: Sequence[Any] = ()) -> GameFinished:
         # A person's or agent's seat a house bot took over (before, or in this very commit).
         handed = {e.seat for e in events if isinstance(e, SeatHandedToBot)}
         forfeited = sorted(
@@ -259,7 +278,7 @@ class Commands:
             tournament_id=table.tournament_id,
         )
 
-    def _committed(self: GameService, table: Table, decision: Decision) -> None:
+    def _committed(self, table: Table, decision: Decision) -> None:
         """After each commit (the kernel's hook, lock held): the lobby row of
         a game that just ended, then the on_commit subscribers."""
         if table.over and table.record.status != "finished":
@@ -268,7 +287,7 @@ class Commands:
         for callback in self.on_commit:
             callback(table, decision.events)
 
-    async def _mark_finished(self: GameService, game_id: str) -> None:
+    async def _mark_finished(self, game_id: str) -> None:
         try:
             await self.pool.execute(
                 "UPDATE games SET status = 'finished', finished_at = now() WHERE game_id = $1::text::uuid", game_id

@@ -20,7 +20,11 @@ from services.infra import keys as K
 from services.infra.eventstore import VersionConflict
 
 if TYPE_CHECKING:
-    from services.app.games.service import GameService
+    from asyncpg import Pool
+
+    from services.app.games.cache import TableCache
+    from services.app.kernel import Kernel
+    from services.infra.eventstore import EventStore
 
 _SEAT_SQL = "INSERT INTO seats (game_id, seat, player_id, bot) VALUES ($1::text::uuid, $2, $3::text::uuid, $4)"
 
@@ -28,8 +32,18 @@ _SEAT_SQL = "INSERT INTO seats (game_id, seat, player_id, bot) VALUES ($1::text:
 class Seating:
     """GameService's lobby commands (a mixin: the state is GameService's)."""
 
+    # What the mixin uses of its host, GameService.
+    pool: Pool
+    store: EventStore
+    tables: TableCache
+    kernel: Kernel
+
+    if TYPE_CHECKING:
+
+        async def refresh(self, table: Table, fresh: bool = False) -> None: ...
+
     async def create_game(
-        self: GameService,
+        self,
         player: Player,
         name: str,
         players: int,
@@ -65,7 +79,7 @@ class Seating:
         return await self.tables.get(game_id)
 
     async def create_seated(
-        self: GameService,
+        self,
         game_id: str,
         name: str,
         options: dict,
@@ -106,13 +120,13 @@ class Seating:
                     await self._start(table)
         return table
 
-    async def take_seat(self: GameService, player: Player, game_id: str, seat: int | None) -> Table:
+    async def take_seat(self, player: Player, game_id: str, seat: int | None) -> Table:
         table = await self.tables.get(game_id)
         if table.seat_of(player.player_id) is not None:
             raise Conflict("already_seated", "you already hold a seat at this table")
         return await self._seat(table, seat, SeatHolder(-1, player.player_id, None, player.name, player.kind))
 
-    async def seat_bot(self: GameService, player: Player, game_id: str, seat: int | None, bot: str) -> Table:
+    async def seat_bot(self, player: Player, game_id: str, seat: int | None, bot: str) -> Table:
         table = await self.tables.get(game_id)
         if table.record.created_by != player.player_id:
             raise Forbidden("not_table_host", "only the player who created the table seats house bots")
@@ -122,7 +136,7 @@ class Seating:
             )
         return await self._seat(table, seat, SeatHolder(-1, None, bot, f"{bot} bot", "bot"))
 
-    async def _seat(self: GameService, table: Table, seat: int | None, holder: SeatHolder) -> Table:
+    async def _seat(self, table: Table, seat: int | None, holder: SeatHolder) -> Table:
         async with table.lock:
             if table.record.status != "open":
                 raise Conflict("table_full", "every seat at this table is taken")
@@ -145,7 +159,7 @@ class Seating:
                 await self._start(table)
         return table
 
-    async def _start(self: GameService, table: Table) -> None:
+    async def _start(self, table: Table) -> None:
         """Deal: the engine's start events become versions 1..k (lock held)."""
         events = table.game.new_game(table.players, table.record.options, table.chance())
         try:
