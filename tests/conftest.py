@@ -234,7 +234,7 @@ def server_env(database_url, redis_url):
     env = dict(os.environ)
     env.update(DATABASE_URL=database_url, REDIS_URL=redis_url, PYTHONPATH=str(ROOT))
     # Tables made with POST /api/v1/games pace their house bots for people
-    # (700 ms, issue 14); the tests' bots play at full speed unless a test
+    # (700 ms); the tests' bots play at full speed unless a test
     # sets bot_delay_ms on its table.
     env.setdefault("HANAMICHI_TABLE_BOT_DELAY_MS", "0")
     return env

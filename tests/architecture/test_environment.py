@@ -1,4 +1,4 @@
-"""The environment is read in one place (issue 13): services/config.py
+"""The environment is read in one place: services/config.py
 (`Settings`, and `ProcessSettings` for what is set up before Settings exists).
 Every other module is handed its settings by the composition root. The
 command-line tools may read (and set) their own process's environment."""

@@ -1,4 +1,4 @@
-"""What is stored or queued keeps its name across the redesign (issue 13):
+"""What is stored or queued keeps its name across the layered redesign:
 Redis keys and streams, arq job names and ids, and the command-id prefixes
 are written once, in services/infra/keys.py, with these exact values."""
 

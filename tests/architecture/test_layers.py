@@ -1,4 +1,4 @@
-"""The folder tree is the architecture (issue 13): each module's imports,
+"""The folder tree is the architecture: each module's imports,
 read from its source, respect the layers, and nothing imports in a circle.
 
 Layers, lowest first; a module may import its own layer and those below:

@@ -1,4 +1,4 @@
-"""One home for each service rule (issue 13): the strike limit and the
+"""One home for each service rule: the strike limit and the
 default time per move are stated in services/app/games/policy.py and read
 from there by every place that applies them."""
 

@@ -1,4 +1,4 @@
-"""Route handlers only translate (issue 13): decode the request, call one use
+"""Route handlers only translate: decode the request, call one use
 case in services/app, encode the answer. Held here as a size: at most
 MAX_LINES lines of code per handler under services/http/routes, signature
 included, docstring, comments and blank lines not counted. A handler that

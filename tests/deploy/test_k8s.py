@@ -1,4 +1,4 @@
-"""k8s/ holds real manifests (issue 16): every file of the base and each
+"""k8s/ holds real manifests: every file of the base and each
 overlay as `kubectl kustomize` renders it validate against the Kubernetes
 schemas (kubernetes-validate, strict: no unknown fields), and the properties
 the operators rely on hold in what is rendered: probes, resources, graceful

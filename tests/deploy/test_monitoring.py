@@ -1,6 +1,7 @@
 """deploy/: the compose `monitoring` profile scrapes both kinds of process,
-and the provisioned Grafana dashboard shows every figure of issue 16 with
-metric names /metrics really exposes (a renamed metric fails here, not on
+and the provisioned Grafana dashboard shows every figure an operator watches
+(requests, actions, commits, fan-out, streams, jobs, agent calls, strikes)
+with metric names /metrics really exposes (a renamed metric fails here, not on
 an operator's empty panel)."""
 
 from __future__ import annotations

@@ -59,12 +59,12 @@ class Checker:
         if self.deck is None:
             self.deck = cards
         assert cards == self.deck, "cards were created or lost"
-        # Issue 13: a step leaves no automatic event pending (decide and
+        # A step leaves no automatic event pending (decide and
         # on_timer append them), so no table waits for a driver to move on.
         assert game.automatic(state) == [], f"{game.name}: automatic events left pending"
         # ...and everything after a step's first event (the action's, or the
         # timer's) is what `automatic` gives, nothing a handler appended by
-        # itself: the one mechanism for automatic transitions (issue 13).
+        # itself: the one mechanism for automatic transitions.
         if before is not None and events:
             assert settle(game.evolve, game.automatic, before, events[:1]) == events, (
                 f"{game.name}: {type(events[0]).__name__} was followed by events `automatic` does not give"
@@ -76,7 +76,7 @@ class Checker:
             leaked = game.revealed_cards(view) & hidden
             assert not leaked, f"view of {viewer} shows hidden {leaked}"
         # Each event against what is hidden right after it: a step that ends a
-        # round and deals the next (issue 13) hides the shown card ids again,
+        # round and deals the next hides the shown card ids again,
         # in a new deck, and that is no leak.
         at = before
         for event in events:
@@ -93,7 +93,7 @@ class Checker:
         """legal_actions(state, seat, t) lists exactly what decide accepts at
         time t, for every seat: each listed action is accepted, and a sample
         of unlisted ones is refused with a code. Time is data on both sides
-        (issue 11 item 19: no Place offered during KM-3's stop window; KM-5a:
+        (no Place offered during KM-3's stop window; KM-5a:
         no Stop offered on a round's last card after its window), so the
         times straddle the next timer, where timed rules flip."""
         game = self.game

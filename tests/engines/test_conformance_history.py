@@ -4,7 +4,7 @@ progress (GEN-1), for every registered game.
 - Every public function (to_act, waiting_for, legal_actions, view for every
   seat and the spectator) works on the fold of EVERY prefix of a playout,
   including the prefixes no live table ever stands on (between a trick's last
-  card and its trick_won, issue 11 item 10): a replay may stop anywhere.
+  card and its trick_won): a replay may stop anywhere.
 - GEN-1: the history of a game in progress (`Game.history`, `Game.past_view`)
   shows no card whose moment has passed (the game's `past_cards`: a won
   trick's cards, a covered mask), to any viewer, seats included, except what
@@ -53,7 +53,7 @@ def _states(game: Game, log: list) -> list:
 
 @pytest.mark.parametrize(("game", "players"), list(_cases()))
 def test_every_public_function_is_total_over_every_prefix(game: Game, players: int) -> None:
-    """Issue 11 item 10: Tezuma Trick's to_act raised IndexError between a
+    """Tezuma Trick's to_act once raised IndexError between a
     trick's last tt.played and its tt.trick_won; no prefix may raise."""
     viewers = [None, *range(players)]
     for seed in range(PLAYOUTS):

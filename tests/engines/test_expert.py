@@ -1,4 +1,4 @@
-"""The `expert` house bot (issue 17): it is handed only its seat's view and
+"""The `expert` house bot: it is handed only its seat's view and
 its seat's redacted events, its worlds agree with what it has seen, and it
 decides the same whatever the hidden cards are."""
 
@@ -134,7 +134,7 @@ def _timed_game(game, players: int, seed: int, budget_ms: float, clock) -> list[
 
 
 def test_the_budget_is_hard_and_used():
-    """Issue 17 item 2: nothing starts once the budget is spent and a playout
+    """Nothing starts once the budget is spent and a playout
     past it is dropped, so no move takes much longer than the budget (CPU
     time, so other processes on the machine do not count); before, a world
     that began at 60% of the budget ran all its candidates' playouts."""
@@ -192,7 +192,7 @@ def _game_and_search(name: str):
 @pytest.mark.parametrize("name,players", GAMES)
 def test_every_games_expert_is_handed_only_its_seats_view_and_redacted_events(name, players):
     """At every decision the expert holds exactly its seat's redaction of the
-    log and is handed exactly its seat's view, nothing else (issue 17: the
+    log and is handed exactly its seat's view, nothing else (the
     expert never sees hidden cards); the conformance suite checks that those
     hold no hidden card."""
     game, search = _game_and_search(name)

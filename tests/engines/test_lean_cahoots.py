@@ -1,4 +1,4 @@
-"""The lean Cahoots playout state (engines/cahoots/lean.py, issue 17) side by
+"""The lean Cahoots playout state (engines/cahoots/lean.py) side by
 side with the real engine: the same legal moves in the same order, the same
 transitions and scores (CH-2..CH-8), the same heuristic choices, the same
 playouts, and the same expert decisions."""

@@ -1,5 +1,5 @@
 """Tezuma Trick's lean playout state (engines/tezuma_trick/lean.py,
-lean_bot.py and lean_random.py, issue 17) side by side with the engine: the
+lean_bot.py and lean_random.py) side by side with the engine: the
 same legal moves in the same order, the same effects, the same heuristic
 choices and the same playout outcomes; and the random game's shortcuts
 against the lean state's own moves. Any rule the lean state gets wrong

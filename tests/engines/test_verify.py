@@ -1,4 +1,4 @@
-"""Provably fair deals (issue 11.3): the commitment in the first event, the
+"""Provably fair deals: the commitment in the first event, the
 salt in the last, and `engines.verify`'s three checks, for every game."""
 
 from __future__ import annotations

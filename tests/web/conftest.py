@@ -1,4 +1,4 @@
-"""Browser tests (issue 14): Playwright for Python driving Debian's Chromium.
+"""Browser tests: Playwright for Python driving Debian's Chromium.
 
 Shared fixtures: the live server (the service tests' `server`) plus a worker,
 one Chromium per session, and per test a context with the `en` locale whose

@@ -1,4 +1,4 @@
-"""Accessibility of every page (issues 14 and 15), read from Chromium's own
+"""Accessibility of every page, read from Chromium's own
 accessibility tree (the DevTools protocol): one h1, the landmarks banner,
 main and navigation, no form control, button, link or image without a name;
 the keyboard focus visible (an outline of 2 px or more, at 3:1 contrast with

@@ -1,4 +1,4 @@
-"""Accounts in a real browser (issue 14): sign up, sign in, sign out, the
+"""Accounts in a real browser: sign up, sign in, sign out, the
 account page's password change and token rotation."""
 
 from __future__ import annotations

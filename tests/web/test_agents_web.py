@@ -1,4 +1,4 @@
-"""The bot author's page in a real browser (issue 15): register an agent
+"""The bot author's page in a real browser: register an agent
 (token shown once), pause, resume, run a sparring series and read its
 report (answer-time chart, strikes by reason), delete."""
 

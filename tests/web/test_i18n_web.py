@@ -1,4 +1,4 @@
-"""Each language renders without a missing string (issue 15): the pages in
+"""Each language renders without a missing string: the pages in
 Italian and Spanish, chosen by the switch (its cookie) or Accept-Language.
 A key missing from a glossary is a console error in i18n.js, which the
 conftest guard turns into a failure; the page text must show no raw key."""

@@ -1,4 +1,4 @@
-"""The lobby in a real browser (issue 14): it lists tables and updates live;
+"""The lobby in a real browser: it lists tables and updates live;
 the New table form creates a table with house bots."""
 
 from __future__ import annotations

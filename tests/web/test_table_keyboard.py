@@ -1,5 +1,5 @@
-"""A person plays Kabuki Tricks with the keyboard only (issue 14, "Keyboard
-and screen-reader use"): Tab reaches "Your moves", arrow keys move between
+"""A person plays Kabuki Tricks with the keyboard only,
+as a screen-reader user would: Tab reaches "Your moves", arrow keys move between
 its buttons, Enter plays a card, Space opens a composite action's dialog
 (the Director or the Joker) whose labelled controls are changed with the
 arrow keys and sent with "Confirm"; after each move and after the dialog

@@ -1,4 +1,4 @@
-"""The table page in a real browser (issue 14, "The table"): for each game a
+"""The table page in a real browser: for each game a
 person signs up, opens a table with house bots from the lobby and plays it to
 the "Result" heading by clicking only; the buttons in "Your moves" are enabled
 exactly when the API's legal_actions allows them; screenshots of each table
@@ -351,8 +351,8 @@ def test_two_people_play_one_table_while_a_third_watches(new_context, artifacts)
     assert finals[0] == finals[1] == finals[2] and ana_name in finals[0] and ben_name in finals[0]
     logs = [p.locator("ol.log > li").count() for p in (ana, ben, watcher)]
     assert logs[0] == logs[1] == logs[2] > clicks
-    # Click to the move shown on another person's page (issue 14: p50 under
-    # 50 ms on this machine). Asserted loosely: the machine is shared.
+    # Click to the move shown on another person's page (the target: p50
+    # under 50 ms on this machine). Asserted loosely: the machine is shared.
     to_ben = latencies(ana, ana_name, ben)
     to_ana = latencies(ben, ben_name, ana)
     to_watcher = latencies(ana, ana_name, watcher) + latencies(ben, ben_name, watcher)

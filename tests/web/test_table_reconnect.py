@@ -1,5 +1,5 @@
 """The table page resumes after a dropped connection, without a reload, and
-says so meanwhile (issue 14, "Live through SSE"). The browser reaches the
+says so meanwhile. The browser reaches the
 server through a TCP relay the test owns, so that it can cut the page's
 connections for real (the server and other tests are untouched)."""
 

@@ -1,4 +1,4 @@
-"""The tournament form sends `fill_bot` (issue 17): the house bot that fills
+"""The tournament form sends `fill_bot`: the house bot that fills
 seats, chosen on the form like every other field of POST /api/v1/tournaments."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tournaments in a real browser (issue 15): a person registers for a
+"""Tournaments in a real browser: a person registers for a
 one-round tournament of bots from its page, plays their table through by
 clicking, and sees the final ranking on the tournament page; a knockout
 draws its bracket, a duplicate round shows who held the same cards.

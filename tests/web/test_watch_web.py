@@ -1,4 +1,4 @@
-"""Watching, replaying and following in a real browser (issue 15): a
+"""Watching, replaying and following in a real browser: a
 spectator follows a bot game live to its end with no hidden card in its
 page or its traffic; the replay viewer's board matches GET .../replay at
 every step it visits, in each of the four games; the leaderboard and a player's page render with a

@@ -55,7 +55,7 @@ def test_memory_bot_places_where_the_revealed_mask_has_no_twin():
         assert ask(table, bot, 1, random.Random(seed)) in (Place(1), Place(2), Place(3))
 
 
-def test_memory_bot_placer_waits_for_the_stop_window_item19():
+def test_memory_bot_placer_waits_for_the_stop_window():
     """Offered only Stop during the window (legal_actions at a time), the
     memory bot lets the moment pass instead of trying a Place that would be
     refused `too_early` (KM-3); once the window has passed it places."""

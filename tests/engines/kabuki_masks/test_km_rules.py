@@ -133,9 +133,10 @@ def test_km3_next_placement_refused_until_the_stop_window_has_passed():
     assert table.place(1, 1, now_ms=7_000)[0].placed_at_ms == 7_000
 
 
-def test_item19_place_is_offered_only_once_the_window_has_passed_km3():
-    """Issue 11 item 19: legal_actions at a time lists Place only when decide
-    would accept it then (540 `too_early` refusals in one game before)."""
+def test_place_is_offered_only_once_the_window_has_passed_km3():
+    """legal_actions at a time lists Place only when decide would accept it
+    then (a client that was offered it too early got 540 `too_early` refusals
+    in one game)."""
     table = Table(3, stop_window_ms=2000)
     assert set(GAME.legal_actions(table.state, 0, 0)) == {Place(p) for p in range(4)}  # first card: any time
     table.place(0, 0, now_ms=5_000)
@@ -194,7 +195,7 @@ def test_km4_placer_gives_only_the_tokens_they_have_and_km5_losing_the_last_ends
     table.place(1, 1)  # card 2 (mask 0) on 10, 0, 1: two matches, one token left
     stopped, ended, *next_round = table.stop(0)
     assert stopped.matches == 2 and stopped.moved == 1
-    assert types(next_round) == ["km.round_started", "km.revealed"]  # issue 13: in the same step
+    assert types(next_round) == ["km.round_started", "km.revealed"]  # in the same step
     assert ended == RoundEnded(round=1, ended_by=1, reason="last_token", tokens=(6, 0), at_ms=ended.at_ms)
 
 
@@ -236,7 +237,7 @@ def test_km5_caller_losing_the_last_token_ends_the_round_and_starts_the_next():
         table.place(seat, placement % 4)  # ten different masks: never a match
         if seat == 0:
             events = table.stop(1)
-    # Issue 13: the next round starts in the same step, with no timer.
+    # The next round starts in the same step, with no timer.
     assert types(events) == ["km.stopped", "km.round_ended", "km.round_started", "km.revealed"]
     assert events[1].ended_by == 1 and events[1].reason == "last_token" and events[1].tokens == (5, 0)
     assert GAME.next_timer(table.state) is None
@@ -256,7 +257,7 @@ def test_km5_empty_deck_round_ends_when_the_last_stop_window_has_passed():
     assert GAME.next_timer(table.state) == now + 1000
     assert table.timer(now + 999) == []
     events = table.timer(now + 1000)
-    # Issue 13: the next round follows the round end by itself, in the same step.
+    # The next round follows the round end by itself, in the same step.
     assert types(events) == ["km.round_ended", "km.round_started", "km.revealed"]
     assert events[0].reason == "deck_empty" and events[0].ended_by == last_placer
     assert events[1] == RoundStarted(round=2, first_seat=last_placer, tokens=5)
@@ -276,7 +277,7 @@ def test_km5_stop_on_the_last_card_is_taken_until_the_round_end_is_logged_and_en
     assert types(events) == ["km.stopped", "km.round_ended", "km.round_started", "km.revealed"]
     assert events[0].moved == 1
     assert events[1] == RoundEnded(round=1, ended_by=1, reason="deck_empty", tokens=(6, 4), at_ms=10**6)
-    assert events[2:] == [RoundStarted(round=2, first_seat=1, tokens=5), Revealed(1, 0)]  # issue 13
+    assert events[2:] == [RoundStarted(round=2, first_seat=1, tokens=5), Revealed(1, 0)]  # the next round, in the same step
 
 
 def _to_the_last_card(window_ms: int) -> tuple[Table, int]:
@@ -386,7 +387,7 @@ def test_km6_score_is_the_sum_of_tokens_over_three_rounds_ties_share_the_win():
         table.stop(table.state.last_seat ^ 1)
         while table.state.placer is not None:
             table.place(table.state.placer, 1 + table.state.placements % 3)
-        table.timer(10**9)  # the round ends; the next starts in the same step (issue 13)
+        table.timer(10**9)  # the round ends; the next starts in the same step
         banked.append(next(e for e in reversed(table.log) if isinstance(e, RoundEnded)).tokens)
     final = table.log[-1]
     assert isinstance(final, GameEnded) and final.seed == 99

@@ -319,7 +319,7 @@ def test_tt10_hand_end_disregards_the_extra_card():
     before = state
     _, events = plays(state, (0, "B9"), (1, "sand"), (2, "B3"), (3, "B4"))
     scored = [e for e in events if type(e).__name__ == "HandScored"][0]
-    # the hands as the hand ends (issue 13: the next deal follows in the same command)
+    # the hands as the hand ends (the next deal follows in the same command)
     state = GAME.fold(events[: events.index(scored) + 1], before)
     assert scored.tricks == (3, 3, 4, 2) and len(state.hands[1]) == 2
     # bid card 1 = {0, 1, 2: 3}: 3 tricks miss it; the kept cards cost no pain

@@ -1,6 +1,6 @@
 """TT-15 (which card an ability may be declared with) and TT-2 under
 `pain_face_value` (a Trump costs 1): settled by an independent check of the
-engine (issue 11, "Rulings settled"); these tests pin what the engine does."""
+engine; these tests pin what the engine does."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ def test_tt2_bid_points_minus_pain_never_below_zero():
     assert result.pain == (4, 2, 2, 5)
     assert result.points == (0, 1, 1, 0)
     assert result.totals == state.scores == (0, 1, 1, 0)
-    assert state.hand_no == 2  # issue 13: the next hand is dealt in the same command
+    assert state.hand_no == 2  # the next hand is dealt in the same command
 
 
 def test_tt2_option_pain_face_value():
@@ -64,14 +64,14 @@ def test_tt14_pain_counts_are_revealed_at_hand_end_only():
     assert GAME.view(state, 0).seats[1].pain_count is None
     before = state
     _, events = plays(state, (3, "B4"))
-    # The view at the hand's end (a replay at `tt.hand_scored`; issue 13 deals
+    # The view at the hand's end (a replay at `tt.hand_scored`; the engine deals
     # the next hand in the same command, and the event carries the counts too).
     at_scores = GAME.fold(events[: events.index(scored(events)) + 1], before)
     assert [seat.pain_count for seat in GAME.view(at_scores, None).seats] == [4, 2, 2, 5]
 
 
 def test_the_next_hand_is_dealt_by_the_last_play_of_a_hand_not_by_a_timer():
-    # Issue 13: one mechanism for automatic transitions. The hand's last card
+    # One mechanism for automatic transitions. The hand's last card
     # brings the trick, the scores and the next deal in one command, so a
     # table of people never waits for a timer (a bot driver) to deal.
     playout = Playout(GAME, 4, OPTIONS, 11, ["random"] * 4)
@@ -83,7 +83,7 @@ def test_the_next_hand_is_dealt_by_the_last_play_of_a_hand_not_by_a_timer():
     assert GAME.automatic(playout.state) == []
 
 
-def test_a_log_written_before_issue_13_that_stops_after_the_scores_is_dealt_by_its_timer():
+def test_an_older_log_that_stops_after_the_scores_is_dealt_by_its_timer():
     playout = Playout(GAME, 4, OPTIONS, 11, ["random"] * 4)
     while playout.state.hand_no == 1:
         playout.step()

@@ -404,8 +404,8 @@ def test_commands_decode_from_json_shapes():
 
 
 def test_a_stream_recorded_under_older_bounds_still_folds():
-    """Tournaments once accepted `move_ms` 0 (issue 11, item 13 bounded it for
-    requests): a stored `tn.created` with it must still decode and fold."""
+    """Tournaments once accepted `move_ms` 0 (requests are bounded now): a
+    stored `tn.created` with it must still decode and fold."""
     from engines.tournament import AnyEvent, evolve
 
     raw = (
@@ -421,7 +421,7 @@ def test_a_stream_recorded_under_older_bounds_still_folds():
 
 
 def test_fill_bot_defaults_to_heuristic_is_one_of_the_games_bots_and_old_logs_decode():
-    """Issue 17: `fill_bot` chooses the house bot that fills seats; stored
+    """`fill_bot` chooses the house bot that fills seats; stored
     `tn.created` events from before the field decode with the default."""
     from engines.registry import get_game
 

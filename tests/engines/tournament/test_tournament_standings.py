@@ -144,7 +144,7 @@ def test_final_ranking_places_are_competition_ranks():
 
 
 def test_a_forfeited_seat_loses_every_duplicate_comparison_and_is_counted():
-    # Issue 12: a seat handed to a house bot after its strikes is last, also
+    # Failing never pays: a seat handed to a house bot after its strikes is last, also
     # in duplicate matchpoints where the game score would otherwise decide.
     s = settings(table_size=3, duplicate=True)
     tables = (Table(1, ("a", "b", "c"), 1, group=1), Table(2, ("d", "e", "f"), 1, group=1))
