@@ -15,6 +15,7 @@ from engines.registry import available, get_game
 def option_choices(options_type: type) -> dict[str, list]:
     """Each option typed as a Literal -> its allowed values, in declared order."""
     info = msgspec.inspect.type_info(options_type)
+    assert isinstance(info, msgspec.inspect.StructType | msgspec.inspect.DataclassType), info  # a record of options
     return {f.name: list(f.type.values) for f in info.fields if isinstance(f.type, msgspec.inspect.LiteralType)}
 
 

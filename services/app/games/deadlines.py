@@ -66,6 +66,8 @@ class Deadlines:
         if table.state is None or table.over or (table.time_control is None and not agents):
             return
         if delay_ms is None:
+            if table.time_control is None:  # an untimed table's agents: no deadline but the sweep's
+                return
             delay_ms = policy.move_ms(table.time_control)
         job = K.JOB_AGENT_DEADLINE if agents else K.JOB_MOVE_DEADLINE
         for seat in table.game.waiting_for(table.state):

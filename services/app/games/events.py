@@ -22,7 +22,7 @@ class SeatRecord(msgspec.Struct, frozen=True):
     name: str | None = None
 
 
-class GameFinished(TableEvent, tag="hm.game_finished"):
+class GameFinished(TableEvent, frozen=True, tag="hm.game_finished"):
     """Written in the same commit as the engine's last events: what the
     ratings projection and tournaments read, whatever the game."""
 
@@ -52,7 +52,7 @@ def places_after_forfeits(places: list[int], forfeited: list[int]) -> list[int]:
     return [last if s in gone else 1 + sum(1 for q in kept if q < p) for s, p in enumerate(places)]
 
 
-class MovePlayedForSeat(TableEvent, tag="hm.move_played_for_seat"):
+class MovePlayedForSeat(TableEvent, frozen=True, tag="hm.move_played_for_seat"):
     """The service played the default move for a seat: its deadline passed
     (`timeout`) or its agent failed (`invalid_response`, `illegal_action`,
     `unreachable`). `strikes` counts such moves in a row for the seat."""
@@ -63,7 +63,7 @@ class MovePlayedForSeat(TableEvent, tag="hm.move_played_for_seat"):
     detail: str = ""
 
 
-class SeatHandedToBot(TableEvent, tag="hm.seat_handed_to_bot"):
+class SeatHandedToBot(TableEvent, frozen=True, tag="hm.seat_handed_to_bot"):
     """After too many strikes in a row a house bot plays the seat to the end."""
 
     seat: int

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import msgspec
 
@@ -43,6 +43,10 @@ Status = Literal["open", "playing", "finished"]
 MAX_LIMIT = 100
 
 
+@overload
+def _ms(moment: datetime) -> int: ...
+@overload
+def _ms(moment: datetime | None) -> int | None: ...
 def _ms(moment: datetime | None) -> int | None:
     return int(moment.timestamp() * 1000) if moment else None
 
@@ -63,7 +67,8 @@ async def list_tables(pool, status: str | None, game: str | None, limit: int, be
     if game is not None and game not in available():
         raise BadRequest("unknown_game", f"there is no game {game!r}; see /api/v1/games/catalog")
     key = "coalesce(g.finished_at, g.created_at)" if status == "finished" else "g.created_at"
-    where, args = ["true"], []
+    where: list[str] = ["true"]
+    args: list[Any] = []
     if status is not None:
         args.append(status)
         where.append(f"g.status = ${len(args)}")

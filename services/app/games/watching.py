@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
 import asyncpg
 import msgspec
@@ -120,6 +120,10 @@ async def live_tables(pool, games, watchers, agents: AgentSettings, game: str | 
     return LiveTables(out, sum(counts.values()) if counts is not None else None)
 
 
+@overload
+def _ms(moment: datetime) -> int: ...
+@overload
+def _ms(moment: datetime | None) -> int | None: ...
 def _ms(moment: datetime | None) -> int | None:
     return int(moment.timestamp() * 1000) if moment else None
 
