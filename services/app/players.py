@@ -7,6 +7,7 @@ import secrets
 import time
 import uuid
 from dataclasses import dataclass
+from typing import Literal
 
 import asyncpg
 
@@ -14,11 +15,14 @@ from services.app.errors import BadRequest, Conflict, Forbidden, Unauthorized
 from services.app.sessions import SessionKeys, parse_credential, session_hash
 
 
+PlayerKind = Literal["human", "agent"]
+
+
 @dataclass(frozen=True)
 class Player:
     player_id: str
     name: str
-    kind: str  # 'human', 'agent'
+    kind: PlayerKind
 
 
 def token_hash(token: str) -> bytes:
@@ -45,7 +49,9 @@ class Players:
         # The shared session key (browser sessions), set when the API process opens.
         self.keys: SessionKeys | None = None
 
-    async def register(self, name: str, kind: str = "human", password_hash: str | None = None) -> tuple[Player, str]:
+    async def register(
+        self, name: str, kind: PlayerKind = "human", password_hash: str | None = None
+    ) -> tuple[Player, str]:
         name = name.strip()
         if not 1 <= len(name) <= 40 or not name.isprintable():
             raise BadRequest("bad_name", "a name is 1 to 40 printable characters")
@@ -93,7 +99,7 @@ class Players:
         cookie-authenticated write needs our Origin and the CSRF token."""
         keys = self.keys
         session_id = keys.session_id(credential.cookie) if keys else None
-        if session_id is None:
+        if keys is None or session_id is None:
             raise Unauthorized("bad_session", "your session is not valid; sign in again")
         if credential.needs_csrf and not keys.csrf_ok(credential):
             raise Forbidden(

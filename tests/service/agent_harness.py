@@ -109,7 +109,7 @@ async def register_agent(
         body["mode"] = mode
     r = await owner.post("/api/v1/agents", body)
     if r.status_code == 409 and r.json()["code"] == "name_taken":
-        # Names are unique (issue 14) and tests of one run share a database.
+        # Names are unique and tests of one run share a database.
         body["name"] = f"{name}-{uuid.uuid4().hex[:6]}"
         r = await owner.post("/api/v1/agents", body)
     assert r.status_code == 201, r.text

@@ -9,7 +9,8 @@ real process: `python tests/service/agent_variants.py KIND --port P --secret S`.
   always500    answers HTTP 500 (with a JSON error body) to every call
   alternate500 per game, every other call HTTP 500, the others a good move
   highest      a working bot that plays its highest card (Kabuki Tricks), else random
-(always500, alternate500 and highest are issue 12's "failing pays" experiment.)
+(always500, alternate500 and highest are the "failing pays" experiment's,
+measure_failing_pays.py.)
 """
 
 from __future__ import annotations

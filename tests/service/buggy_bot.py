@@ -1,4 +1,4 @@
-"""A deliberately buggy bot for the arena tests (issue 17): by the request's
+"""A deliberately buggy bot for the arena tests: by the request's
 version it raises, answers an illegal action, or thinks too long (the arena
 test sets --deadline-ms 20); otherwise it plays the first legal action."""
 

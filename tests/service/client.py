@@ -24,7 +24,7 @@ class ApiClient:
         client = cls(base_url, name=name)
         r = await client.http.post("/api/v1/players", json={"name": name})
         if r.status_code == 409 and r.json()["code"] == "name_taken":
-            # Names are unique (issue 14) and tests of one run share a database.
+            # Names are unique and tests of one run share a database.
             client.name = name = f"{name}-{uuid.uuid4().hex[:6]}"
             r = await client.http.post("/api/v1/players", json={"name": name})
         r.raise_for_status()

@@ -1,4 +1,5 @@
-"""The "failing pays" experiment of issue 12, a measurement, not a test (its
+"""The "failing pays" experiment (does a failing bot do better than a
+working one?), a measurement, not a test (its
 name keeps it out of the suite's collection; run it on purpose):
 
     python -m pytest tests/service/measure_failing_pays.py -q -s

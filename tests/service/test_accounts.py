@@ -1,4 +1,4 @@
-"""Accounts, sessions and CSRF (issue 14) against a real server."""
+"""Accounts, sessions and CSRF against a real server."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Migration 008 (issue 14): names become unique ignoring case; existing
+"""Migration 008: names become unique ignoring case; existing
 duplicates keep their ids and the later ones are renamed "alice (2)"."""
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 the test writes: the pinned address with the original Host header, the
 User-Agent, no env proxy, no redirects followed, the answer size cap (by
 content-length and while streaming), the seat's budget as timeout, and for
-https the original name as SNI with the certificate checked (issue 16 moved
-the client from httpx to aiohttp; these pin what the switch had to keep)."""
+https the original name as SNI with the certificate checked (the client moved
+from httpx to aiohttp for its CPU cost; these pin what the switch had to keep)."""
 
 from __future__ import annotations
 

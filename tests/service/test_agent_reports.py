@@ -1,4 +1,4 @@
-"""Reports that diagnose (issue 12): an agent owner's turn log
+"""Reports that diagnose: an agent owner's turn log
 (`GET /api/v1/agents/{id}/turns`), the list of its sparring series, a
 report with the request's settings, every seat's scores and links, the
 answer-time histogram and the share of its own moves, a seed that repeats a

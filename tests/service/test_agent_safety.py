@@ -85,7 +85,7 @@ async def test_signature_is_hmac_of_timestamp_and_body():
         "::ffff:127.0.0.1",
         "224.0.0.1",
         "240.0.0.1",
-        # IPv6 wrappings of private IPv4 (issue 11, item 15): 6to4, NAT64, mapped, compatible, Teredo
+        # IPv6 wrappings of private IPv4: 6to4, NAT64, mapped, compatible, Teredo
         "2002:7f00:1::1",
         "2002:a00:7::1",
         "2002:5db8:d822::1",
@@ -179,7 +179,7 @@ async def test_registration_accepts_a_local_endpoint_where_allowed(server_env):
 
 
 async def test_a_paused_agent_takes_no_new_seat_and_plays_only_declared_games(server):
-    """Issue 11, item 6: with its own token a paused agent could still
+    """With its own token a paused agent could once
     register for tournaments (even of a game it never declared) and take
     casual seats."""
     owner = await ApiClient.register(server.base_url, "agent owner")

@@ -1,4 +1,4 @@
-"""docs/agents.md checked against the service (issue 12): the test reads the
+"""docs/agents.md checked against the service: the test reads the
 document and runs what it says.
 
 - The worked signature example: the body's stated length and the signature.

@@ -1,4 +1,4 @@
-"""`hanamichi arena` (issue 17) against a deliberately buggy bot: every
+"""`hanamichi arena` against a deliberately buggy bot: every
 illegal answer, exception and timeout is reported, and each one's
 `--replay SEED:STEP` reproduces it; seats rotate; the request is exactly the
 service's JSON."""

@@ -1,4 +1,4 @@
-"""A request's credential is looked up once (issue 13): the agents' rate limit
+"""A request's credential is looked up once: the agents' rate limit
 and the route's `caller`/`viewer` dependency share services/http/auth.py's
 answer, a refusal included. No servers: a stand-in request and Players."""
 

@@ -1,4 +1,4 @@
-"""Issue 18: `hanamichi bench spectators` reports, in one run, the table
+"""`hanamichi bench spectators` reports, in one run, the table
 alone and with its crowd (spread over several client processes), memory per
 idle connection and the bare-asyncio ceiling; its raw-socket clients read
 SSE however the bytes are split."""

@@ -1,4 +1,4 @@
-"""Issue 11, item 5: command ids are scoped per seat, unique on (game, seat,
+"""Command ids are scoped per seat, unique on (game, seat,
 command_id). A person cannot squat the id an agent will use next, and two
 seats calling Stop at the same version with `<game_id>:<version>` (the id
 docs/agents.md suggests) do not collide: each call is judged on its own."""

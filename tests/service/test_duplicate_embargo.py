@@ -1,5 +1,5 @@
 """Duplicate tournaments play one deal at several tables: until the round
-ends, a table's play is shown only to its own seats (issue 11, item 1: every
+ends, a table's play is shown only to its own seats (by every
 route, services/app/games/embargo.py), and the tournament shows none of the round's
 results; the tournament lifts the embargo when its round ends."""
 
@@ -55,7 +55,7 @@ async def test_a_finished_duplicate_table_is_withheld_until_the_embargo_lifts(se
 
         anon = ApiClient(server.base_url)
         info = (await anon.get(f"/api/v1/games/{game_id}")).json()
-        # Nobody holds a seat here: nothing of the play is shown (issue 11, item 1).
+        # Nobody holds a seat here: nothing of the play is shown.
         assert info["result"] is None and info["view"] is None
         _embargoed(await anon.get(f"/api/v1/games/{game_id}/export"))
         _embargoed(await anon.get(f"/api/v1/games/{game_id}/events", after=0))
@@ -116,12 +116,12 @@ async def _tournament_messages(base_url: str, tid: str, into: list) -> None:
 
 
 async def test_a_duplicate_round_shows_nothing_of_its_finished_tables_until_it_ends(server, database_url, redis_url):
-    """Issue 11, item 1: a person still playing one table of a duplicate group
+    """A person still playing one table of a duplicate group
     asked the group's finished table for seat 2's hand (`replay?at=2&seat=2`)
     and got it; the tournament's events, rounds and standings showed that
     table's places and scores."""
     # Bots at full speed, as the tests' servers have them (tests/conftest.py):
-    # at a person's 700 ms pace (issue 14) the all-bot table could end before
+    # at a person's 700 ms pace the all-bot table could end before
     # the person's table had dealt, and `replay?at=2` of it was out of range.
     runtime = await Runtime.open(Settings(database_url=database_url, redis_url=redis_url, table_bot_delay_ms=0))
     stream_task = None
@@ -235,7 +235,7 @@ async def test_a_duplicate_round_shows_nothing_of_its_finished_tables_until_it_e
 async def test_ratings_wait_for_the_embargo_of_a_ranked_duplicate_table(server, database_url, redis_url):
     """A ranked duplicate table's result must not reach the ratings (the
     leaderboard, a player's rating history) before its round ends: the
-    projection waits at it, then applies it in position order (issue 11, item 1)."""
+    projection waits at it, then applies it in position order."""
     from services.app.ratings.projection import RatingsProjector, rebuild
 
     runtime = await Runtime.open(Settings(database_url=database_url, redis_url=redis_url))

@@ -1,4 +1,4 @@
-"""Issue 12: an endpoint refused at registration says why accurately."""
+"""An endpoint refused at registration says why accurately."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every registered game runs through the service unchanged (issues 4, 7, 8):
+"""Every registered game runs through the service unchanged:
 a table of house bots and one person, played to the end over HTTP, with the
 log exported and folded back by the engine to the same result."""
 
@@ -40,7 +40,7 @@ async def test_a_person_and_house_bots_play_every_game_to_the_end(server, game):
     state = game.fold(engine_events)
     assert game.is_over(state)
     # The game's result as the engine folds it, plus the table's ranking
-    # (issue 12): nobody forfeited here, so table_places are the game's places.
+    # (a forfeited seat is ranked last): nobody forfeited here, so table_places are the game's places.
     folded = msgspec.to_builtins(game.result(state))
     assert info["result"] == {**folded, "forfeited": [], "table_places": folded["places"]}
     finished = [e for e in lines if e["type"] == "hm.game_finished"]

@@ -1,4 +1,4 @@
-"""The `expert` house bot at the service's tables (issue 17): seated like any
+"""The `expert` house bot at the service's tables: seated like any
 house bot, it plays whole games of every game through the real server (its
 search without a clock: bounded in playout steps, deterministic)."""
 

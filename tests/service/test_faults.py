@@ -1,4 +1,4 @@
-"""The fault suite (issue 11, items 7 and 8, and "Done when"): a tournament in
+"""The fault suite (workers ride out outages, tables never stall): a tournament in
 play, with house bots, people who have deadlines (one of them too slow at
 times) and a pull agent, while Redis is killed for 5 s, or PostgreSQL is
 SIGKILLed for 5 s, then restarted. Every table finishes, nothing acknowledged
@@ -176,7 +176,7 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
             return all(i and i["version"] >= 15 for i in infos)
 
         await until(under_way, 20, "both tables under way", [worker])
-        # Item 8: tables of house bots only, in play when the outage comes
+        # Tables never stall: tables of house bots only, in play when the outage comes
         # (Kabuki masks also waits on timers: its stop window).
         bot_games = [
             await _bot_table(owner, GAME, {}),
@@ -198,7 +198,7 @@ async def test_a_tournament_rides_out_an_outage(victim, private, stack):
         await until(lambda: tournament_finished(owner, tid), 120, "the tournament to finish", [worker], every=0.5)
         await asyncio.wait_for(asyncio.gather(*playing), 30)
         assert worker.proc.poll() is None, "the worker exited\n" + worker.tail()
-        if victim == "redis":  # the worker saw the outage and rode it out (item 7)
+        if victim == "redis":  # the worker saw the outage and rode it out
             assert "Redis unreachable" in worker.tail(200_000) and "Redis is back" in worker.tail(200_000)
 
         finals = await finished_games(owner, tid)

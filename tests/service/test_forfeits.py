@@ -1,4 +1,4 @@
-"""Issue 12: failing never pays. The default move for a late seat is a
+"""Failing never pays. The default move for a late seat is a
 uniformly random legal move drawn from the game's seed (so anyone can check
 it from the log once the seed is revealed), and a seat handed to a house bot
 after its strikes is ranked last at its table for tournament points and

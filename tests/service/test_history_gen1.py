@@ -1,4 +1,4 @@
-"""GEN-1 through the service (issue 11 items 4 and 10): the history of a game
+"""GEN-1 through the service: the history of a game
 in progress (events route, replay, an SSE stream's backlog) blanks what was
 public only at its moment, for seats too, while a live stream shows it; and
 `replay?at=N` answers at every version of a Tezuma Trick game."""
@@ -26,7 +26,7 @@ async def _table(server, game: str, players: int) -> tuple[ApiClient, str]:
 
 
 async def test_tezuma_replay_answers_at_every_version(server):
-    """Item 10: versions between a trick's last tt.played and its tt.trick_won
+    """Versions between a trick's last tt.played and its tt.trick_won
     answered 500 (IndexError in to_act)."""
     person, game_id = await _table(server, "tezuma-trick", 3)
     await asyncio.wait_for(play_randomly(person, game_id, random.Random(10), until_version=150), 120)

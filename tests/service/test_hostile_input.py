@@ -252,7 +252,7 @@ async def test_authentication_and_seat_ownership(tables: Tables):
     _refused(await t.outsider.post(f"/api/v1/games/{t.open_id}/bots", {"bot": "skynet"}), 422, "unknown_bot")
     # a stale expected version; a command id another seat used is judged on its own (ids are per seat)
     _refused(await mover.act(t.game_id, action, expected_version=info["version"] - 1), 409, "version_conflict")
-    # (beyond any version: refused by the type's bound, issue 11 item 13)
+    # (beyond any version: refused by the type's bound)
     _refused(await mover.act(t.game_id, action, expected_version=2**70), 400, "bad_request")
     assert await t.snapshot() == before
     # (the one accepted command, then its id reused by another seat)
@@ -297,7 +297,7 @@ async def test_lobby_refusals(tables: Tables):
     )
     for game, players in (("kabuki-masks", 1), ("kabuki-masks", 7), ("kabuki-tricks", 6), ("kabuki-tricks", 1)):
         _refused(await c.post("/api/v1/games", {"game": game, "players": players}), 422, "bad_player_count")
-    for players in (0, -3, 2**70):  # outside any table's range: the type's bound (issue 11 item 13)
+    for players in (0, -3, 2**70):  # outside any table's range: the type's bound
         _refused(await c.post("/api/v1/games", {"game": "kabuki-masks", "players": players}), 400, "bad_request")
     # seats: out of range, taken, twice, full table
     for seat in (3, -1, 99, 2**40):  # past the table (bad_seat) or any table (the type's bound)
@@ -464,7 +464,7 @@ async def _stream_refusal(client: httpx.AsyncClient, path: str, headers: dict, p
 
 
 async def test_resume_points_are_ascii_digits_of_bounded_length(tables: Tables):
-    """Issue 11 item 11: '²' passes str.isdigit but not int(), and int() of
+    """'²' passes str.isdigit but not int(), and int() of
     5,000 digits raises too: both were 500s. One parser (strict ASCII
     digits, at most 18) serves Last-Event-ID and every `after`."""
     t = tables
@@ -506,7 +506,7 @@ async def test_resume_points_are_ascii_digits_of_bounded_length(tables: Tables):
 
 
 async def test_a_nul_in_any_text_parameter_is_400_before_any_query(tables: Tables):
-    """Issue 11 item 12: PostgreSQL text cannot hold U+0000; a NUL in a path,
+    """PostgreSQL text cannot hold U+0000; a NUL in a path,
     a query parameter or a JSON string reached the driver (500). Each is
     refused with 400 `bad_character`."""
     t = tables

@@ -1,4 +1,4 @@
-"""Issue 13: a copy of a table catching up reads and decodes only the
+"""A copy of a table catching up reads and decodes only the
 commands past its version (migration 009's `first_version`), and what it
 derives from them (strikes, the end of the game) comes out as when the whole
 command table was read."""

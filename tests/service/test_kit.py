@@ -1,4 +1,4 @@
-"""The bot authors' kit (issue 17): the push runner over real HTTP (signature,
+"""The bot authors' kit: the push runner over real HTTP (signature,
 timestamp, replays, the deadline, the author's errors), the pull runner
 against a real server through a gate that drops its stream, and the kit's
 imports (nothing of the server)."""

@@ -1,4 +1,4 @@
-"""The lobby's routes (issue 14): GET /api/v1/games with cursor paging, the
+"""The lobby's routes: GET /api/v1/games with cursor paging, the
 server's clock and seat clocks on GET /api/v1/games/{id}, bot_delay_ms."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Agents at Kabuki masks tables get their turn when they can act (issue 11,
-item 19 follow-up; KM-2, KM-3). Over real HTTP, with a server and a worker
+"""Agents at Kabuki masks tables get their turn when they can act
+(KM-2, KM-3). Over real HTTP, with a server and a worker
 process: a placer's turn (a push call, a pull agent's `your_turn`) comes once
 the stop window has passed, with `place` among its legal actions, and its
 clock starts then; before the fix it came right after the previous card, when

@@ -1,4 +1,4 @@
-"""Issue 4: Kabuki masks, five people racing to call Stop on the same card.
+"""Kabuki masks, five people racing to call Stop on the same card.
 The first call in the log wins, every other is refused, tokens move once per
 placement, every stream shows each reveal once, and the next card waits for
 the stop window."""

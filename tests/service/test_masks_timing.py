@@ -1,6 +1,6 @@
-"""Kabuki masks timing over HTTP (issue 11): KM-5a, the last card's Stop
-chance ends with its window by the server's receive time, and item 19, a
-placer is offered `place` (GET legal_actions, its stream's `turn` events) only
+"""Kabuki masks timing over HTTP: KM-5a, the last card's Stop chance ends
+with its window by the server's receive time, and KM-3, a placer is offered
+`place` (GET legal_actions, its stream's `turn` events) only
 once the stop window has passed, and is told when it has."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ async def test_km5a_a_stop_after_the_last_cards_window_is_409_too_late_before_th
     SIGSTOPped right after the deck's last card, so the round end is not
     logged. A Stop sent to process A after the window is refused 409
     `too_late` (before the fix it was accepted, as at 104,000 ms for a window
-    closed at 101,000). Item 19 on the way: `place` is listed only once the
+    closed at 101,000). KM-3 on the way: `place` is listed only once the
     window has passed."""
     window = 150
     b = ServerProcess(free_test_port(), server_env)
@@ -118,7 +118,7 @@ async def _has_more_round_ends(client: ApiClient, game_id: str, seen: int) -> bo
     return (await _types(client, game_id)).count("km.round_ended") > seen
 
 
-async def test_item19_the_placer_is_offered_place_only_after_the_window_and_its_stream_says_when(server):
+async def test_the_placer_is_offered_place_only_after_the_window_and_its_stream_says_when(server):
     """GET legal_actions has no `place` while the stop window runs, and the
     placer's own stream sends a second `turn` at the same version once it may
     place (before the fix: `place` at once, refused `too_early`, and no

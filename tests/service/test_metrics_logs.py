@@ -1,4 +1,4 @@
-"""Metrics and logs an operator relies on (issue 16): GET /metrics moves
+"""Metrics and logs an operator relies on: GET /metrics moves
 with real play on a real server, `hanamichi serve` sums its worker's figures
 (PROMETHEUS_MULTIPROC_DIR), log lines are JSON objects with the request's
 fields, and an idle server and worker write nothing at INFO."""

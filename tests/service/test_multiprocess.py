@@ -1,4 +1,4 @@
-"""Issue 16, "Interchangeable API processes": tournaments, agents, timers,
+"""Interchangeable API processes: tournaments, agents, timers,
 sessions and spectator counts keep working with two API processes and two
 worker processes, while one of each is SIGKILLed mid-tournament and not
 started again.

@@ -1,5 +1,5 @@
 """The fan-out's per-subscriber queue (services/infra/fanout.py NoticeQueue):
-a get with a deadline and no task per wait (issue 16)."""
+a get with a deadline and no task per wait."""
 
 from __future__ import annotations
 

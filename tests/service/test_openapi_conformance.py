@@ -1,4 +1,4 @@
-"""The OpenAPI document is true to the service (issue 11, item 20):
+"""The OpenAPI document is true to the service:
 schemathesis generates requests from /schema/openapi.json and sends them to
 a live server; no answer may be a 5xx, have a status the document does not
 list for its route, or have a body that does not match the documented one.
@@ -97,7 +97,7 @@ def test_the_document_declares_the_real_errors_and_bearer_auth(server):
                     "$ref": "#/components/schemas/ErrorBody"
                 }, (where, status)
             if method in ("post", "delete"):
-                # The writes without a token: they hand one out, or sign in (issue 14).
+                # The writes without a token: they hand one out, or sign in.
                 if (method, path) not in {("post", "/api/v1/players"), ("post", "/api/v1/session")}:
                     assert op["security"] == [{"bearer": []}] and "401" in op["responses"], where
                 assert "413" in op["responses"], where

@@ -1,4 +1,4 @@
-"""Issue 11 item 9: with PostgreSQL down, every route that needs it answers
+"""With PostgreSQL down, every route that needs it answers
 503 `storage_unavailable` with Retry-After (never a 500, never a 404 for a
 game that exists); `/health` stays 200 and `/ready` names what is down.
 With Redis down the routes keep working (PostgreSQL is the truth) and

@@ -1,4 +1,4 @@
-"""No chosen seeds and provably fair deals (issue 11, items 2 and 3), through
+"""No chosen seeds and provably fair deals, through
 a real API process: requests cannot set a seed; the first event carries a
 public commitment, the seed and salt stay hidden until the final event
 reveals them; `GET .../verify` and `hanamichi verify` check a finished game

@@ -1,4 +1,4 @@
-"""Issue 12, the pull protocol as documented: keep-alives are comment lines
+"""The pull protocol as documented: keep-alives are comment lines
 only, `your_turn` carries the seat's clock, reconnecting to the agent's own
 stream is never rate-limited, a table without a time control shows the one
 the agent is held to, and a strike says why: refused moves are

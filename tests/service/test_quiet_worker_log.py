@@ -1,4 +1,4 @@
-"""Quiet by default (issue 12): at INFO a worker playing agents' games
+"""Quiet by default: at INFO a worker playing agents' games
 writes its start, a summary per period (HANAMICHI_LOG_SUMMARY_S; here 1 s)
 and its stop, never a line per job or per agent call."""
 

@@ -1,4 +1,4 @@
-"""Every number a client sends is bounded (issue 11, item 13): out of range is
+"""Every number a client sends is bounded: out of range is
 a 400 `bad_request` naming the field, a move time too short where a person
 sits is a 422 `time_control_too_short`, a start outside [now, now + 366 days]
 is a 422 `bad_start`, and none of them writes anything. Before the fix,
@@ -124,7 +124,7 @@ async def test_sparring_numbers_out_of_range_are_refused(server, database_url):
     path = f"/api/v1/agents/{r.json()['agent_id']}/sparring"
     before = await _counts(database_url)
     # A series' length has its own documented code (docs/agents.md, Sparring:
-    # 1..50, else 400 bad_games, issue 12); the others are type bounds.
+    # 1..50, else 400 bad_games); the others are type bounds.
     for body, code, field in [
         ({"game": GAME, "games": 10**6}, "bad_games", "games"),
         ({"game": GAME, "games": 0}, "bad_games", "games"),

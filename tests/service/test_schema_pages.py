@@ -1,4 +1,4 @@
-"""Issue 11 item 21: the /schema pages work offline. Every script, style and
+"""The /schema pages work offline. Every script, style and
 icon they load is served by this server (from the swagger-ui-bundle
 package), and no page of the OpenAPI UI names another host."""
 

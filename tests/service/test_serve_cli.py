@@ -156,7 +156,7 @@ def test_serve_starts_embedded_servers_stops_them_and_keeps_the_data(tmp_path):
         assert ready.json() == {"status": "ready", "postgres": "ok", "redis": "ok"}
         assert f"listening on http://127.0.0.1:{api_port}" in serve.output
         assert f"data in {data_dir}" in serve.output
-        # Redis on a Unix socket in the data folder, like PostgreSQL: no TCP port (issue 11, item 18).
+        # Redis on a Unix socket in the data folder, like PostgreSQL: no TCP port.
         assert f"unix://{data_dir}/redis/redis.sock" in serve.output
         assert (data_dir / "postgres" / "PG_VERSION").exists()
         pids = _server_pids(data_dir)
@@ -221,7 +221,7 @@ def _stop_leftovers(data_dir: Path) -> None:
             os.kill(int(path.read_text().split()[0]), sig)  # SIGINT: PostgreSQL's fast shutdown
 
 
-# --- issue 11: items 7, 17, 18 --------------------------------------------------------------
+# --- a worker restarted, SSE streams ended on SIGTERM, two instances side by side ---------
 
 
 class StreamWatch(threading.Thread):
@@ -289,7 +289,7 @@ def test_sigterm_ends_every_stream_and_exits_within_5_s_and_a_dead_worker_is_res
         serve.wait_ready()
         pids = _server_pids(data_dir)
 
-        # Item 7: a worker that dies is logged and started again.
+        # A worker that dies is logged and started again.
         first_worker = _worker_pid(serve)
         os.kill(first_worker, signal.SIGKILL)
         _wait(lambda: "restarted" in serve.output, 15, "the worker's restart")
@@ -297,7 +297,7 @@ def test_sigterm_ends_every_stream_and_exits_within_5_s_and_a_dead_worker_is_res
         second_worker = _worker_pid(serve)
         assert second_worker != first_worker and _alive(second_worker)
 
-        # Item 17: streams of every kind open: a spectator, a seat, a pull agent.
+        # Streams of every kind open: a spectator, a seat, a pull agent.
         http = httpx.Client(base_url=serve.base_url, timeout=10)
         token = http.post("/api/v1/players", json={"name": "mika"}).json()["token"]
         auth = {"Authorization": f"Bearer {token}"}
@@ -348,14 +348,14 @@ def test_two_instances_at_once_and_a_start_stops_what_a_killed_one_left(tmp_path
     second = third = None
     try:
         first.wait_ready()
-        # Item 18: a second instance with its own data folder, at the same time.
+        # A second instance with its own data folder, at the same time.
         second = Serve(tmp_path, _serve_env(dirs[1]), ports[1])
         second.wait_ready()
         assert httpx.get(first.base_url + "/ready").status_code == 200
         left = _server_pids(dirs[1])
         worker = _worker_pid(second)
 
-        # Item 17: SIGKILL leaves the servers running (nothing can stop them
+        # SIGKILL leaves the servers running (nothing can stop them
         # then), but not the worker (it dies with its parent)...
         second.kill()
         _wait(lambda: not _alive(worker), 10, "the worker to die with serve")
@@ -378,7 +378,7 @@ def test_two_instances_at_once_and_a_start_stops_what_a_killed_one_left(tmp_path
             _stop_leftovers(folder)
 
 
-# --- issue 16: interchangeable API processes -------------------------------------------------
+# --- interchangeable API processes ---------------------------------------------------------
 
 
 def _api_pids(serve: Serve) -> list[int]:

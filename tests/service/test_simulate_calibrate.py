@@ -1,4 +1,4 @@
-"""`hanamichi simulate --calibrate` (issue 17): a bare pure-Python Kabuki
+"""`hanamichi simulate --calibrate`: a bare pure-Python Kabuki
 Tricks playout as the yardstick, each game's random playouts per second
 beside it, timed in the same run."""
 

@@ -1,4 +1,4 @@
-"""Issue 11 item 16: requests whose headers or body never finish are not held
+"""Requests whose headers or body never finish are not held
 forever; idle keep-alive connections close; SSE streams stay open; the
 per-address connection cap counts a trusted proxy's forwarded address.
 The server runs services/http/httpserver.py's protocol with a 1 s request

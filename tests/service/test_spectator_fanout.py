@@ -1,4 +1,4 @@
-"""Issue 18: spectators share one public encoding per event, written to every
+"""Spectators share one public encoding per event, written to every
 spectator connection; a stalled spectator is cut while the others and the
 seats go on. Real server process, real sockets."""
 

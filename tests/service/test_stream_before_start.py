@@ -1,4 +1,4 @@
-"""Issue 11 item 14: a seat's own stream opened before the game starts stays
+"""A seat's own stream opened before the game starts stays
 open and delivers the start and the first `turn`; a stream opened before
 taking a seat delivers that seat's events once seated."""
 

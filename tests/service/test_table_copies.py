@@ -1,4 +1,4 @@
-"""Several API processes (issue 16): each keeps its table copies current from
+"""Several API processes: each keeps its table copies current from
 the commit notices every process reads, instead of a query per request. A copy
 is caught up only when a notice says it is behind, everyone who wants it
 caught up at once shares one query, and a move sent to a process whose copy is
@@ -69,7 +69,7 @@ async def test_moves_alternating_between_processes_are_all_accepted_without_expe
             seat = min(current.game.waiting_for(current.state))
             action = current.game.legal_actions(current.state, seat)[0]
             before = current.version
-            # No expected_version: before issue 16 the mover decided on its own
+            # No expected_version: the mover once decided on its own
             # stale copy and refused a legal move (not_your_turn).
             table, outcome, _ = await mover.games.act(game_id, people[seat], action, f"m{move}")
             assert outcome.first == before + 1 and outcome.version == table.version

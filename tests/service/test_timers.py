@@ -1,4 +1,4 @@
-"""Timers are not house bots' work (issue 13): services/app/games/timers.py
+"""Timers are not house bots' work: services/app/games/timers.py
 fires a table's due timer whoever sits there, exactly once per version, and a
 table of people only ends its Kabuki masks rounds with no house bot and no
 driver (KM-5: the deck's last card ends the round once its stop window has

@@ -1,4 +1,4 @@
-"""Issue 13: a tournament table's result reads the tournament stream once
+"""A tournament table's result reads the tournament stream once
 (it was read about four times: the job's load, the command's refresh, the
 follow-up's load of the tables), whether the result comes from its job
 (`record_table`) or from the worker's sweep (`reconcile`), which loads each

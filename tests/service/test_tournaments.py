@@ -209,7 +209,7 @@ async def seat_commands(db: asyncpg.Connection, game_id: str) -> list[tuple[int,
 
 
 async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_final_ranking(server, workers, db):
-    move_ms = 1000  # the least a person may be given (issue 11, item 13)
+    move_ms = 1000  # the least a person may be given
     worker = workers()
     organiser = await ApiClient.register(server.base_url, "organiser")
     humans = [await ApiClient.register(server.base_url, f"entrant{i}") for i in range(10)]
@@ -608,7 +608,7 @@ async def test_registration_and_withdrawal_rules_over_http(server, workers):
     for body, status, code in [
         ({"game": GAME, "start_ms": future, "rounds": 0}, 422, "bad_tournament"),
         ({"game": GAME, "start_ms": future, "rounds": 2, "table_size": 9}, 422, "bad_tournament"),
-        # A wrong type, value or field is malformed input (the body is typed: issue 11, item 20).
+        # A wrong type, value or field is malformed input (the body is typed).
         ({"game": GAME, "start_ms": future, "rounds": 2, "format": "ladder"}, 400, "bad_request"),
         ({"game": GAME, "start_ms": future, "rounds": 2, "bots": "many"}, 400, "bad_request"),
         ({"game": GAME, "start_ms": future, "rounds": 2, "colour": "red"}, 400, "bad_request"),
@@ -651,7 +651,7 @@ async def test_registration_and_withdrawal_rules_over_http(server, workers):
             fill_to=4,
             max_entrants=4,
             ranked=False,
-            time_control={"move_ms": 1000, "bank_ms": 0},  # people: 1 s at least (issue 11, item 13)
+            time_control={"move_ms": 1000, "bank_ms": 0},  # people: 1 s at least
         )
     )["tournament_id"]
     r = await organiser.get(f"{TN}/{tid}/rounds/1")
@@ -702,7 +702,7 @@ async def _status_is(client: ApiClient, tid: str, *statuses: str) -> bool:
 
 
 async def test_fill_bot_chooses_the_house_bot_at_the_tables_and_is_checked(server, workers):
-    """Issue 17: `fill_bot` (default heuristic) is the bot the fill seats; it
+    """`fill_bot` (default heuristic) is the bot the fill seats; it
     must be one of the game's bots (422 bad_tournament) and a known bot name
     (400 otherwise). Before, every filled seat was `heuristic`."""
     workers()

@@ -1,4 +1,4 @@
-"""Issue 15's routes for watching: spectator counts over several API
+"""The routes for watching: spectator counts over several API
 processes (GET /api/v1/games/{id}, GET /api/v1/live) and a player's games
 (GET /api/v1/players/{id}/games), against real servers, PostgreSQL and Redis."""
 

@@ -1,4 +1,4 @@
-"""The pages' languages (issue 15): English, Italian and Spanish glossaries
+"""The pages' languages: English, Italian and Spanish glossaries
 (services/web/static/i18n/*.json) complete, every key the shells and our
 modules use defined, the language chosen from the cookie or Accept-Language,
 the switch's cookie, and the rulebooks' own names in their languages."""

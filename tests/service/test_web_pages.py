@@ -1,4 +1,4 @@
-"""The web app's pages and assets over HTTP (issue 14): served by the API
+"""The web app's pages and assets over HTTP: served by the API
 process, HTML shells with a CSP that allows only this site, assets from the
 package, "How to play" with the rulings."""
 

@@ -1,6 +1,6 @@
 """People who play a tournament through a fault, and the checks that nothing
-they were told was lost: shared by the fault suite (test_faults.py, issue 11)
-and the interchangeable processes test (test_multiprocess.py, issue 16),
+they were told was lost: shared by the fault suite (test_faults.py)
+and the interchangeable processes test (test_multiprocess.py),
 which run the same tournament and ask the same of it."""
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -21,7 +21,11 @@ from services.infra import keys as K
 from services.infra.background import spawn
 
 if TYPE_CHECKING:
-    from services.app.tournaments.service import Loaded, TournamentService
+    from asyncpg import Pool
+
+    from services.app.games.service import GameService
+    from services.app.tournaments.service import Loaded
+    from services.infra.scheduler import Scheduler
 
 log = logging.getLogger("hanamichi.tournaments")
 
@@ -37,7 +41,22 @@ def table_game_id(tournament_id: str, round_no: int, table_no: int) -> str:
 class Rounds:
     """TournamentService's work at the tables (a mixin: the state is TournamentService's)."""
 
-    async def ensure_tables(self: TournamentService, loaded: Loaded) -> int:
+    # What the mixin uses of its host, TournamentService.
+    pool: Pool
+    games: GameService
+    scheduler: Scheduler
+
+    if TYPE_CHECKING:
+
+        async def load(self, tournament_id: str) -> Loaded: ...
+
+        async def start(self, tournament_id: str) -> list: ...
+
+        async def command(
+            self, tournament_id: str, command: Any, now: int | None = None, loaded: Loaded | None = None
+        ) -> list: ...
+
+    async def ensure_tables(self, loaded: Loaded) -> int:
         """Create (idempotently) and start every table of the current round."""
         tournament_id, state = loaded.tournament_id, loaded.state
         if state.status != "running" or state.round_over:
@@ -80,7 +99,7 @@ class Rounds:
         if any(isinstance(e, GameFinished) for e in events):
             spawn(self.scheduler.enqueue(K.JOB_RECORD_TABLE, table.game_id, job_id=K.record_job_id(table.game_id)))
 
-    async def record_table(self: TournamentService, game_id: str, loaded: Loaded | None = None) -> list:
+    async def record_table(self, game_id: str, loaded: Loaded | None = None) -> list:
         """A finished tournament game's result into the tournament stream (a
         worker job). `loaded`: its tournament, read already (the sweep)."""
         table = await self.games.tables.get(game_id)
@@ -88,6 +107,7 @@ class Rounds:
         if table.tournament_id is None or not table.over:
             return []
         finished = finished_record(table)
+        assert finished is not None  # the table is over
         if loaded is None or loaded.tournament_id != table.tournament_id:
             loaded = await self.load(table.tournament_id)
         where = next(
@@ -114,7 +134,7 @@ class Rounds:
             loaded=loaded,
         )
 
-    async def reconcile(self: TournamentService) -> dict[str, int]:
+    async def reconcile(self) -> dict[str, int]:
         """The sweep a worker runs at start and every few seconds: starts
         what is due, recreates missing tables, records finished ones. After a
         worker was killed, this is what picks the tournaments up again."""

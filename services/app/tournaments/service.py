@@ -193,6 +193,7 @@ class TournamentService(Rounds):
             attempts=5,
             moved_on=lambda: Conflict("version_conflict", "the tournament moved on; try again"),
         )
+        assert decision is not None  # only a run that gives way ends without a decision
         if not decision.events:
             return []
         await self._after(loaded, decision.events)

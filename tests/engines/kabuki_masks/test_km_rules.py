@@ -277,7 +277,7 @@ def test_km5_stop_on_the_last_card_is_taken_until_the_round_end_is_logged_and_en
     assert types(events) == ["km.stopped", "km.round_ended", "km.round_started", "km.revealed"]
     assert events[0].moved == 1
     assert events[1] == RoundEnded(round=1, ended_by=1, reason="deck_empty", tokens=(6, 4), at_ms=10**6)
-    assert events[2:] == [RoundStarted(round=2, first_seat=1, tokens=5), Revealed(1, 0)]  # the next round, in the same step
+    assert events[2:] == [RoundStarted(round=2, first_seat=1, tokens=5), Revealed(1, 0)]  # same step
 
 
 def _to_the_last_card(window_ms: int) -> tuple[Table, int]:
@@ -293,7 +293,7 @@ def _to_the_last_card(window_ms: int) -> tuple[Table, int]:
 
 
 def test_km5a_a_stop_after_the_last_cards_window_is_too_late_though_no_round_end_is_logged():
-    # The case: the window closed at 101,000 ms, a Stop came at 104,000.
+    # The case once accepted: the window closed at 101,000 ms, a Stop came at 104,000.
     table, placed_at = _to_the_last_card(2000)
     assert placed_at == 99_000
     assert GAME.next_timer(table.state) == 101_000
