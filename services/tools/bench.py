@@ -60,6 +60,9 @@ def add_bench_parser(sub) -> None:
     from services.tools.bench_spectators import add_spectators_parser
 
     add_spectators_parser(which)
+    from services.tools.bench_soak import add_soak_parser
+
+    add_soak_parser(which)
 
 
 async def raw_append_ceiling(dsn: str, seconds: float, connections: int = 8) -> float:
@@ -276,7 +279,7 @@ async def run_service_bench(args: argparse.Namespace, database_url: str, redis_u
 
         for start in range(0, args.games, 50):
             tables += await asyncio.gather(*(make_table(n) for n in range(start, min(args.games, start + 50))))
-        arrivals = [dict() for _ in tables]
+        arrivals: list[dict[int, float]] = [{} for _ in tables]
         watchers = [asyncio.create_task(spectate(host, port, gid, arrivals[i])) for i, (gid, _) in enumerate(tables)]
         await asyncio.sleep(0.5)  # streams connected
         runners = [

@@ -201,17 +201,17 @@ async def run_agents_bench(args: argparse.Namespace, database_url: str, redis_ur
             proc.wait(30)
         agent_server.close()
     to_agent, to_commit, answer = [], [], []
-    for r in rows:
-        seen = farm.arrivals.get((r["game_id"], r["version"], r["seat"]))
-        if seen is None or r["outcome"] != "ok":
+    for row in rows:
+        seen = farm.arrivals.get((row["game_id"], row["version"], row["seat"]))
+        if seen is None or row["outcome"] != "ok":
             continue
-        to_agent.append(seen[0] - r["committed_ms"])
-        to_commit.append(r["done_ms"] - seen[1])
-        answer.append(r["answered_ms"] - r["sent_ms"])
+        to_agent.append(seen[0] - row["committed_ms"])
+        to_commit.append(row["done_ms"] - seen[1])
+        answer.append(row["answered_ms"] - row["sent_ms"])
     ms = lambda x: None if x is None else round(x, 2)  # noqa: E731
     outcomes: dict[str, int] = {}
-    for r in rows:
-        outcomes[r["outcome"]] = outcomes.get(r["outcome"], 0) + 1
+    for row in rows:
+        outcomes[row["outcome"]] = outcomes.get(row["outcome"], 0) + 1
     return {
         "agents": args.agents,
         "tables_at_once": len(tables),

@@ -25,6 +25,8 @@ import time
 from array import array
 from pathlib import Path
 
+from services.tools.children import piped
+
 # Messages end with a blank line; what comes before is complete. In chunked
 # responses the size lines fall between messages (the server frames whole
 # messages), so they never split an `id:`/`event:` pair.
@@ -47,7 +49,7 @@ class _Client(asyncio.Protocol):
 
     def __init__(self, request: bytes) -> None:
         self.request = request
-        self.transport = None
+        self.transport: asyncio.Transport | None = None
         self.tail = b""
         self.head = False
         self.seen = array("d")  # version, arrival, version, arrival, ...
@@ -55,11 +57,14 @@ class _Client(asyncio.Protocol):
         self.ok = True
         self.closed = asyncio.get_running_loop().create_future()
 
-    def connection_made(self, transport) -> None:
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)  # a TCP connection's
         self.transport = transport
         transport.write(self.request)
 
     def data_received(self, data: bytes) -> None:
+        transport = self.transport
+        assert transport is not None  # data comes after connection_made
         now = time.time()
         buf = self.tail + data
         end = buf.rfind(_END)
@@ -72,7 +77,7 @@ class _Client(asyncio.Protocol):
             self.head = True
             if not whole.startswith(b"HTTP/1.1 200"):
                 self.ok = False
-                self.transport.close()
+                transport.close()
                 return
         seen = self.seen
         for version, event in _FIELDS.findall(whole):
@@ -82,7 +87,7 @@ class _Client(asyncio.Protocol):
             elif event == b"reconnect":
                 self.cut = True
             elif event == b"end":
-                self.transport.close()
+                transport.close()
 
     def connection_lost(self, exc) -> None:
         if not self.closed.done():
@@ -152,7 +157,7 @@ class Crowd:
                     cwd=root,
                 )
             )
-        lines = await asyncio.wait_for(asyncio.gather(*(p.stdout.readline() for p in self.procs)), timeout)
+        lines = await asyncio.wait_for(asyncio.gather(*(piped(p.stdout).readline() for p in self.procs)), timeout)
         counts = [line.split() for line in lines]
         return sum(int(c[1]) for c in counts if len(c) == 3), sum(
             int(c[2]) if len(c) == 3 else s for c, s in zip(counts, self.shares, strict=True)
@@ -162,9 +167,9 @@ class Crowd:
         """Stop them; every client's (cut, [(version, arrival), ...])."""
         for p in self.procs:
             if p.returncode is None:
-                p.stdin.write(b"stop\n")
-                await p.stdin.drain()
-        await asyncio.wait_for(asyncio.gather(*(p.stdout.readline() for p in self.procs)), 60)
+                piped(p.stdin).write(b"stop\n")
+                await piped(p.stdin).drain()
+        await asyncio.wait_for(asyncio.gather(*(piped(p.stdout).readline() for p in self.procs)), 60)
         rows = []
         for out in self.files:
             if os.path.exists(out):

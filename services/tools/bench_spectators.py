@@ -33,6 +33,7 @@ from pathlib import Path
 import asyncpg
 
 from services.tools.benchrun import percentile, run_bench
+from services.tools.children import piped
 
 
 def add_spectators_parser(which) -> None:
@@ -290,11 +291,12 @@ async def _measure_ceiling(args, processes: int, ticks: int, interval_s: float) 
     )
     crowd = Crowd(host, port, "/", args.clients, processes)
     try:
-        await asyncio.wait_for(proc.stdout.readline(), 20)
+        ticker = piped(proc.stdout)
+        await asyncio.wait_for(ticker.readline(), 20)
         await crowd.connect()
         sent = {
             int(v): at
-            for v, at in json.loads(await asyncio.wait_for(proc.stdout.readline(), ticks * interval_s + 90)).items()
+            for v, at in json.loads(await asyncio.wait_for(ticker.readline(), ticks * interval_s + 90)).items()
         }
         await asyncio.sleep(2)
         got = _deliveries(await crowd.stop(), sent)

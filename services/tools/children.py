@@ -13,8 +13,10 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import TypeVar
 
 log = logging.getLogger("hanamichi.serve")
+_T = TypeVar("_T")
 
 _PR_SET_PDEATHSIG = 1
 
@@ -106,3 +108,10 @@ class Supervised:
             log.warning("%s did not stop within %s s; killing it", self.name, timeout_s)
             proc.kill()
             proc.wait()
+
+
+def piped(stream: _T | None) -> _T:
+    """A child's stream that was asked for as a pipe (stdin/stdout=PIPE)."""
+    if stream is None:
+        raise RuntimeError("the child was started without this pipe")
+    return stream

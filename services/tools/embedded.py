@@ -113,13 +113,13 @@ def _update_holders(data_dir: Path, add: int | None = None, remove: int | None =
         entries = json.loads(path.read_text())
     except (FileNotFoundError, ValueError):
         entries = []
-    holders = []
+    holders: list[tuple[int, int | None]] = []
     for entry in entries:  # [pid, start time], or a bare pid (older files)
         pid, started = (entry, None) if isinstance(entry, int) else entry
         if pid != remove and alive(pid) and (started is None or started == _started(pid)):
-            holders.append([pid, started])
+            holders.append((pid, started))
     if add is not None and all(pid != add for pid, _ in holders):
-        holders.append([add, _started(add)])
+        holders.append((add, _started(add)))
     path.write_text(json.dumps(holders))
     return [pid for pid, _ in holders]
 

@@ -22,6 +22,18 @@ class HttpConnection:
     async def _connect(self) -> None:
         self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
 
+    @property
+    def _in(self) -> asyncio.StreamReader:
+        if self.reader is None:
+            raise ConnectionError("not connected")
+        return self.reader
+
+    @property
+    def _out(self) -> asyncio.StreamWriter:
+        if self.writer is None:
+            raise ConnectionError("not connected")
+        return self.writer
+
     async def request(
         self, method: str, path: str, body: Any = None, token: str | None = None
     ) -> tuple[int, Any, dict]:
@@ -46,22 +58,22 @@ class HttpConnection:
             head.append(f"Authorization: Bearer {token}")
         if body is not None:
             head += ["Content-Type: application/json", f"Content-Length: {len(payload)}"]
-        self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
+        self._out.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
         status, headers = await self._read_head()
         if headers.get("transfer-encoding") == "chunked":
             data = await self._read_chunked()
         else:
-            data = await self.reader.readexactly(int(headers.get("content-length", "0")))
+            data = await self._in.readexactly(int(headers.get("content-length", "0")))
         return status, (msgspec.json.decode(data) if data else None), headers
 
     async def _read_head(self) -> tuple[int, dict]:
-        line = await self.reader.readline()
+        line = await self._in.readline()
         if not line:
             raise ConnectionError("server closed the connection")
         status = int(line.split(b" ", 2)[1])
         headers = {}
         while True:
-            line = await self.reader.readline()
+            line = await self._in.readline()
             if line in (b"\r\n", b"\n", b""):
                 break
             key, _, value = line.decode().partition(":")
@@ -71,12 +83,12 @@ class HttpConnection:
     async def _read_chunked(self) -> bytes:
         out = bytearray()
         while True:
-            size = int((await self.reader.readline()).strip(), 16)
+            size = int((await self._in.readline()).strip(), 16)
             if size == 0:
-                await self.reader.readline()
+                await self._in.readline()
                 return bytes(out)
-            out += await self.reader.readexactly(size)
-            await self.reader.readline()
+            out += await self._in.readexactly(size)
+            await self._in.readline()
 
     async def sse(self, path: str, token: str | None = None):
         """Yield (event, id, data) of a Server-Sent Events response."""
@@ -85,7 +97,7 @@ class HttpConnection:
         head = [f"GET {path} HTTP/1.1", f"Host: {self.host}", "Accept: text/event-stream"]
         if token:
             head.append(f"Authorization: Bearer {token}")
-        self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
+        self._out.write(("\r\n".join(head) + "\r\n\r\n").encode())
         status, headers = await self._read_head()
         if status != 200:
             raise ConnectionError(f"stream refused: {status}")
@@ -93,13 +105,13 @@ class HttpConnection:
         buffer = b""
         while True:
             if chunked:
-                size = int((await self.reader.readline()).strip(), 16)
+                size = int((await self._in.readline()).strip(), 16)
                 if size == 0:
                     return
-                buffer += await self.reader.readexactly(size)
-                await self.reader.readline()
+                buffer += await self._in.readexactly(size)
+                await self._in.readline()
             else:
-                chunk = await self.reader.read(65536)
+                chunk = await self._in.read(65536)
                 if not chunk:
                     return
                 buffer += chunk

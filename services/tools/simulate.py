@@ -96,7 +96,8 @@ def bare_kabuki_tricks(players: int, rng) -> list[int]:
         strength = STRENGTH[rng.random() < 0.5, rng.choice(ORDERS)]
         leader = dealer
         for _trick in range(7):
-            cards, seats = [], []
+            cards: list[int] = []
+            seats: list[int] = []
             joker_played = False
             for i in range(players):
                 seat = (leader + i) % players
