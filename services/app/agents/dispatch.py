@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Protocol
 
 from services.app.agents.registry import AgentService
 from services.app.agents.settings import AgentSettings
@@ -28,6 +29,14 @@ from services.infra.keys import SERVER_PREFIXES, player_stream
 from services.infra.scheduler import Scheduler
 
 
+class DirectCall(Protocol):
+    """A worker's direct path to an agent (workers/agent_calls.py, AgentCaller.call_soon)."""
+
+    def __call__(
+        self, game_id: str, version: int, seat: int, committed_ms: float, delay_ms: int = 0, optional: bool = False
+    ) -> None: ...
+
+
 class AgentDispatch:
     def __init__(
         self, agents: AgentService, scheduler: Scheduler, publisher: Publisher, settings: AgentSettings
@@ -38,7 +47,7 @@ class AgentDispatch:
         self.settings = settings
         # Set in worker processes (workers/agent_calls.py): call at once
         # instead of through the queue.
-        self.call_directly = None
+        self.call_directly: DirectCall | None = None
 
     def on_commit(self, table: Table, events: list) -> None:
         if table.state is None:
@@ -54,8 +63,10 @@ class AgentDispatch:
         now = int(committed_ms)
         turns = []
         for holder in holders:
+            player_id = holder.player_id
+            assert player_id is not None  # the holders are agents' seats
             if started or over:
-                self.publisher.publish(Notice(player_stream(holder.player_id), table.version, table.version))
+                self.publisher.publish(Notice(player_stream(player_id), table.version, table.version))
             if over or holder.bot is not None:
                 continue
             opens = now
@@ -66,14 +77,14 @@ class AgentDispatch:
                         table.game_id,
                         table.version,
                         holder.seat,
-                        holder.player_id,
+                        player_id,
                         committed_ms,
                         table.time_control,
                         wait_ms=opens - now,
                     )
                 )
             if (holder.seat not in awaited or opens > now) and chance_now(table, holder.seat, now):
-                turns.append(self._chance(table.game_id, table.version, holder.seat, holder.player_id, committed_ms))
+                turns.append(self._chance(table.game_id, table.version, holder.seat, player_id, committed_ms))
         work = [self._after_commit(settle, turns)] if settle is not None else turns
         for job in work:
             spawn(job)

@@ -112,7 +112,7 @@ async def _addresses(host: str, port: int) -> list[str]:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError):
         raise EndpointRefused("endpoint_unresolvable", f"cannot resolve {host}") from None
-    addresses = list(dict.fromkeys(info[4][0] for info in infos))
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))  # the host of (host, port, ...)
     if len(_resolved) > 10_000:
         _resolved.clear()
     _resolved[(host, port)] = (addresses, time.monotonic() + RESOLVE_TTL_S)

@@ -156,7 +156,8 @@ async def build(pool, games: GameService, agent_id: str, row) -> dict:
     """The report of one `sparring` row (already checked to be the agent's)."""
     game_ids, seats = list(row["game_ids"]), list(row["seats"])
     bot_ids = list(row["bot_game_ids"] or [])
-    results, reasons, scores, places, handed, differences = [], Counter(), [], [], 0, []
+    reasons: Counter[str] = Counter()
+    results, scores, places, handed, differences = [], [], [], 0, []
     for i, (game_id, seat) in enumerate(zip(game_ids, seats, strict=True)):
         entry = await game_entry(games, game_id, seat)
         reasons.update(entry.pop("strike_reasons"))

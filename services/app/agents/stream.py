@@ -133,7 +133,8 @@ class AgentEvents:
                 await self.games.refresh(table)
         except Exception:
             return []
-        seat, out = info["seat"], []
+        seat = info["seat"]
+        out: list[tuple[str, dict]] = []
         if table.state is None:
             return out
         game = table.game
