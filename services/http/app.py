@@ -55,7 +55,7 @@ _OUTAGES = outage_types()
 
 
 def _outage(request: Request, exc: Exception) -> Response:
-    # PostgreSQL or Redis down (issue 11 item 9): a 503 to retry, not a 500.
+    # PostgreSQL or Redis down: a 503 to retry, not a 500.
     dependency = next((_OUTAGES[k] for k in type(exc).__mro__ if k in _OUTAGES), "a backing server")
     log.warning(
         "%s %s: %s is unavailable (%s: %s)", request.method, request.url.path, dependency, type(exc).__name__, exc
