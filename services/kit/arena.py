@@ -32,7 +32,7 @@ import math
 import random
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -92,7 +92,8 @@ class AuthorSeat:
     def observe(self, event: Any) -> None:
         pass
 
-    def request(self, view: Any, legal: list, optional: bool = False) -> dict:
+    def request(self, view: Any, legal: Sequence[Any], optional: bool = False) -> dict:
+        assert self.playout is not None  # seated at its playout before the first move
         # Encoded and decoded as the push call does: exactly the service's JSON.
         body = {
             "game": self.game.name,
@@ -109,7 +110,8 @@ class AuthorSeat:
             body["optional"] = True
         return msgspec.json.decode(_json.encode(body))
 
-    def act(self, view: Any, legal: list, rng: random.Random) -> Any:
+    def act(self, view: Any, legal: Sequence[Any], rng: random.Random) -> Any:
+        assert self.playout is not None  # seated at its playout before the first move
         awaited = self.seat in self.game.waiting_for(self.playout.state)
         request = self.request(view, legal, optional=not awaited)
         step = self.step
@@ -141,7 +143,7 @@ class AuthorSeat:
             )
         return legal[request["legal_actions"].index(answer)]
 
-    def _fail(self, step: int, kind: str, message: str, legal: list, rng: random.Random, awaited: bool) -> Any:
+    def _fail(self, step: int, kind: str, message: str, legal: Sequence[Any], rng: random.Random, awaited: bool) -> Any:
         self.failures.append({"seed": self.seed, "step": step, "kind": kind, "message": message})
         # The default move for a seat the table waits for; otherwise nothing.
         return legal[int(rng.random() * len(legal))] if awaited else None
@@ -173,7 +175,7 @@ class HouseSeat:
     def observe(self, event: Any) -> None:
         self.bot.observe(event)
 
-    def act(self, view: Any, legal: list, rng: random.Random) -> Any:
+    def act(self, view: Any, legal: Sequence[Any], rng: random.Random) -> Any:
         started, cpu = time.perf_counter(), time.thread_time()
         answer = self.bot.act(view, legal, rng)
         if answer is not None:  # a chance let pass is not a move
@@ -201,8 +203,9 @@ def _make_playout(
     deadline_ms: int,
     bank_ms: int,
     stop_at: int | None = None,
-) -> tuple[Playout, AuthorSeat]:
+) -> tuple[Playout, AuthorSeat | HouseSeat]:
     seat = author_seat(seed_of_game, players)
+    author: AuthorSeat | HouseSeat
     if isinstance(fn, str):
         name = fn.partition(":")[2]
         if name.partition(":")[0] not in game.bots:

@@ -106,7 +106,8 @@ class PullAgent:
             raise
         self.connections += 1
         with stream:
-            event, data = None, []
+            event: str | None = None
+            data: list[str] = []
             for raw in stream:  # a read silent past the timeout raises: the stream is dead
                 if self.stop.is_set():
                     return True
@@ -133,7 +134,7 @@ class PullAgent:
         if event == "hello":
             self.keepalive_s = float(payload.get("keepalive_s") or self.keepalive_s)
         elif event == "your_turn":
-            key = (payload.get("game_id"), payload.get("version"))
+            key: tuple[Any, ...] = (payload.get("game_id"), payload.get("version"))
             with self._lock:
                 if key in self._busy:
                     return  # announced again after a reconnection while we answer it

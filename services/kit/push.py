@@ -24,7 +24,7 @@ MAX_BODY = 1 << 20
 def make_server(
     fn: Callable[[dict], Any], secret: str, port: int, host: str = "127.0.0.1", runner: Runner | None = None
 ) -> ThreadingHTTPServer:
-    runner = runner or Runner(fn)
+    serving: Runner = runner or Runner(fn)
     guard = ReplayGuard()
 
     class Handler(BaseHTTPRequestHandler):
@@ -56,7 +56,7 @@ def make_server(
                     raise ValueError("not an object")
             except ValueError:
                 return self._reply(400, {"error": "bad_json"})
-            self._reply(200, {"action": runner.decide(request)})
+            self._reply(200, {"action": serving.decide(request)})
 
         def _reply(self, status: int, payload: dict) -> None:
             data = json.dumps(payload).encode()
@@ -71,7 +71,7 @@ def make_server(
 
     server = ThreadingHTTPServer((host, port), Handler)
     server.daemon_threads = True
-    server.runner = runner  # type: ignore[attr-defined]
+    server.runner = serving  # type: ignore[attr-defined]
     return server
 
 
