@@ -49,7 +49,7 @@ async def game_sse(state: State, games: GameService, table: Table, player: Playe
             if notice.last > table.version:
                 await games.refresh(table)  # written by another process, or a resync nudge
             await games.check_embargo(table)
-            if seat_pending:
+            if seat_pending and player is not None:  # seat_pending is only ever set for a player
                 viewer = await games.seat_taken(table, player.player_id)
                 seat_pending = viewer is None and table.state is None
                 if viewer is not None:

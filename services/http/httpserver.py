@@ -21,6 +21,7 @@ Use: `uvicorn --http services.http.httpserver:GuardedHttpProtocol ...`, or
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 from collections import Counter
 
@@ -97,9 +98,9 @@ class GuardedHttpProtocol(HttpToolsProtocol):
     # Open connections per counted address, in this process.
     open_by_address: Counter = Counter()
 
-    def connection_made(self, transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport) -> None:
         super().connection_made(transport)
-        self._request_timer = None
+        self._request_timer: asyncio.TimerHandle | None = None
         self._counted: str | None = None
         self._arm()  # a connection that never sends a request is an incomplete one
         peer = self.client[0] if self.client else ""
@@ -158,7 +159,9 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         if self.cycle is not None:
             # The spectators' fan-out writes the same bytes straight to each
             # stream's transport (services.http.broadcast).
-            self.scope.setdefault("extensions", {})["hanamichi.cycle"] = self.cycle
+            # ASGI types an extension's value as a dict; this one of our own
+            # carries the cycle itself.
+            self.scope.setdefault("extensions", {})["hanamichi.cycle"] = self.cycle  # type: ignore[assignment]
 
     def _count(self, address: str) -> bool:
         if not self.max_per_address:

@@ -147,11 +147,15 @@ def tournament_page(tournament_id: str, request: Request) -> Response[str]:
 
 @get("/leaderboards", include_in_schema=False, sync_to_thread=False)
 def leaderboards_index(request: Request) -> Response[str]:
-    return leaderboard_page.fn(available()[0], request)
+    return _leaderboard(available()[0], request)
 
 
 @get("/leaderboards/{game:str}", include_in_schema=False, sync_to_thread=False)
 def leaderboard_page(game: str, request: Request) -> Response[str]:
+    return _leaderboard(game, request)
+
+
+def _leaderboard(game: str, request: Request) -> Response[str]:
     _ = translator(lang_of(request))
     if game not in available():
         return not_found(request, f"<h1>{_('howto.no_game')}</h1>")

@@ -85,8 +85,9 @@ async def sign_in(request: Request, state: State, data: SignIn) -> Response[Sess
         raise Forbidden("csrf_failed", "sign in from this site's own pages")
     retry_after = await state.signin_limiter.hit("signin:" + data.name.strip().lower()[:80])
     if retry_after is not None:
+        # The document names the success body; an error's Response is typed by it all the same.
         return Response(
-            {"code": "rate_limited", "message": f"too many sign-in attempts for this name; wait {retry_after} s"},
+            {"code": "rate_limited", "message": f"too many sign-in attempts for this name; wait {retry_after} s"},  # type: ignore[arg-type]
             status_code=429,
             headers={"Retry-After": str(retry_after)},
         )
@@ -102,18 +103,23 @@ async def read_session(request: Request, state: State, authorization: Auth) -> R
         player = await auth.caller(request)
     except Unauthorized as err:
         # An ended session's cookies are cleared, so the pages stop sending them.
-        return Response({"code": err.code, "message": err.message}, status_code=401, cookies=_cookies(request, None))
+        # The document names the success body; an error's Response is typed by it all the same.
+        return Response(
+            {"code": err.code, "message": err.message},  # type: ignore[arg-type]
+            status_code=401,
+            cookies=_cookies(request, None),
+        )
     return Response(
         await _info(state, player, request.cookies.get(SESSION_COOKIE) if _by_cookie(authorization) else None)
     )
 
 
 def _by_cookie(authorization: str | None) -> bool:
-    return bool(authorization) and not authorization.lower().startswith("bearer ")
+    return bool(authorization and not authorization.lower().startswith("bearer "))
 
 
 @delete("/api/v1/session", status_code=204, responses={403: _error_spec(403)})
-async def sign_out(request: Request, state: State, authorization: Auth) -> None:  # type: ignore[return]
+async def sign_out(request: Request, state: State, authorization: Auth) -> None:
     """Sign out: the session ends on the server and its cookies are cleared."""
     # Annotated None so that the document says 204 has no body; the
     # Response returned below only adds the cookies that clear the session.
@@ -125,7 +131,7 @@ async def sign_out(request: Request, state: State, authorization: Auth) -> None:
             pass  # already ended: just clear the cookies
         else:
             await _accounts(state).close_session(cookie)
-    return Response(None, status_code=204, cookies=_cookies(request, None))
+    return Response(None, status_code=204, cookies=_cookies(request, None))  # type: ignore[return-value]
 
 
 @post("/api/v1/players/me/password", status_code=200)
