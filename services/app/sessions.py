@@ -76,7 +76,7 @@ class SessionKeys:
         session_id, _, mac = cookie.partition(".")
         if not session_id or not mac or len(cookie) > 200:
             return None
-        return session_id if hmac.compare_digest(mac, self._mac("session", session_id)) else None
+        return session_id if same_secret(mac, self._mac("session", session_id)) else None
 
     def csrf_token(self, cookie: str) -> str | None:
         session_id = self.session_id(cookie)
@@ -84,7 +84,14 @@ class SessionKeys:
 
     def csrf_ok(self, credential: SessionCredential) -> bool:
         expected = self.csrf_token(credential.cookie)
-        return bool(expected and credential.origin_ok and hmac.compare_digest(credential.csrf, expected))
+        return bool(expected and credential.origin_ok and same_secret(credential.csrf, expected))
+
+
+def same_secret(given: str, expected: str) -> bool:
+    """A constant-time comparison that takes any text a client sent:
+    `hmac.compare_digest` refuses a str that is not ASCII (TypeError), and a
+    forged header must be a refusal, never an error."""
+    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode("utf-8", "surrogatepass"))
 
 
 def session_hash(session_id: str) -> bytes:
@@ -97,7 +104,7 @@ def parse_credential(authorization: str) -> SessionCredential | None:
     if scheme != SCHEME:
         return None
     parts = rest.split(" ")
-    if len(parts) != 5 or not hmac.compare_digest(parts[0], _MARK):
+    if len(parts) != 5 or not same_secret(parts[0], _MARK):
         return None
     _, method, origin_ok, csrf, cookie = parts
     return SessionCredential(method, origin_ok == "1", "" if csrf == "-" else csrf, cookie)

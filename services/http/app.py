@@ -3,6 +3,7 @@ to HTTP statuses. Built by services/bootstrap.py, which owns its objects."""
 
 from __future__ import annotations
 
+import errno
 import logging
 
 import asyncpg
@@ -16,6 +17,7 @@ from services.config import Settings
 from services.http.api_docs import document_routes, openapi_with_security
 from services.http.auth import DEPENDENCIES
 from services.http.docs_ui import assets_router, openapi_config
+from services.http.headers import every_answer, schema_policy
 from services.http.input import refuse_nul
 from services.http.observe import observe_requests
 from services.http.ratelimit import limit_agents
@@ -89,8 +91,16 @@ def _validation_error(request: Request, exc: ValidationException) -> Response:
 
 
 def _http_error(request: Request, exc: HTTPException) -> Response:
+    if exc.status_code == 500:
+        if isinstance(exc.__cause__, OSError) and exc.__cause__.errno in _BAD_FILE_NAMES:
+            # The static files' lookup of a name no file can have.
+            return Response({"code": "not_found", "message": "no such file"}, status_code=404)
+        return _internal_error(request, exc)
     code = _HTTP_CODES.get(exc.status_code, "error")
     return Response({"code": code, "message": str(exc.detail)}, status_code=exc.status_code)
+
+
+_BAD_FILE_NAMES = frozenset({errno.ENAMETOOLONG, errno.EINVAL, errno.ENOTDIR, errno.ELOOP})
 
 
 def _too_deep(request: Request, exc: RecursionError) -> Response:
@@ -143,10 +153,15 @@ def build_app(settings: Settings, lifespan) -> Litestar:
             metrics_route,
         ],
         # observe first: it sees every response's status
-        middleware=[DefineMiddleware(observe_requests, log_access=settings.access_log), SessionMiddleware],
+        middleware=[
+            DefineMiddleware(observe_requests, log_access=settings.access_log),
+            schema_policy,
+            SessionMiddleware,
+        ],
         lifespan=[lifespan],
         dependencies=DEPENDENCIES,  # `caller` and `viewer`: the request's player, looked up once
         before_request=_before_request,
+        before_send=[every_answer],
         request_max_body_size=settings.max_body_bytes,
         exception_handlers={
             ServiceError: _service_error,

@@ -24,7 +24,9 @@ def verify(secret: str, timestamp: str, body: bytes, signature: str, now: float 
         return False
     if age > MAX_SKEW_S:
         return False
-    return hmac.compare_digest(sign(secret, timestamp, body), signature or "")
+    # As bytes: compare_digest raises TypeError on a str that is not ASCII.
+    given = (signature or "").encode("utf-8", "surrogatepass")
+    return hmac.compare_digest(sign(secret, timestamp, body).encode(), given)
 
 
 class ReplayGuard:

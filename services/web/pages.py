@@ -16,6 +16,7 @@ from litestar.static_files import create_static_files_router
 from engines.registry import available
 from services.web.howto import how_to_play
 from services.web.i18n import COOKIE, LANGS, lang_of, switch, translator
+from services.web.redirects import local_path
 
 STATIC = Path(__file__).parent / "static"
 ASSETS = "/assets"
@@ -81,7 +82,7 @@ def shell(
 """
     return Response(
         html,
-        media_type="text/html; charset=utf-8",
+        media_type="text/html",  # Litestar adds "; charset=utf-8" to text types
         headers={"Content-Security-Policy": CSP, "Cache-Control": "no-store"},
     )
 
@@ -249,8 +250,7 @@ def table_page(game_id: str, request: Request) -> Response[str]:
 def set_language(code: str, next: str = "/") -> Response[str]:
     """The language switch: remember the choice for a year and go back to
     the page, on this site only (no open redirect)."""
-    target = next if next.startswith("/") and not next.startswith(("//", "/\\")) else "/"
-    response = Response("", status_code=303, headers={"Location": target, "Cache-Control": "no-store"})
+    response = Response("", status_code=303, headers={"Location": local_path(next), "Cache-Control": "no-store"})
     if code in LANGS:
         response.set_cookie(COOKIE, code, max_age=365 * 86400, path="/", samesite="lax")
     return response

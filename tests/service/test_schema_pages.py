@@ -1,5 +1,5 @@
 """The /schema pages work offline. Every script, style and
-icon they load is served by this server (from the swagger-ui-bundle
+icon they load is served by this server (from the flask-swagger-ui
 package), and no page of the OpenAPI UI names another host."""
 
 from __future__ import annotations

@@ -3,9 +3,14 @@ import { api, currentPlayer, describe } from "./api.js";
 import { t } from "./i18n.js";
 
 function next() {
-  // Back where the visitor came from (e.g. an invite link), on this site only.
+  // Back where the visitor came from (e.g. an invite link), on this site
+  // only: the browser's own URL parser says where the target leads (it reads
+  // "/\\host" and "/<tab>/host" as another site), the same rule as
+  // services/web/redirects.py.
   const target = new URLSearchParams(window.location.search).get("next") || "/";
-  return target.startsWith("/") && !target.startsWith("//") ? target : "/";
+  if (!target.startsWith("/") || /[\s\\\x00-\x1f\x7f]/.test(target)) return "/";
+  const url = new URL(target, window.location.origin);
+  return url.origin === window.location.origin ? url.pathname + url.search + url.hash : "/";
 }
 
 function wire(formId, submit) {
