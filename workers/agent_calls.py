@@ -229,7 +229,8 @@ class AgentCaller:
                     raw,
                     K.agent_command_id(seat, version),
                     expected_version=version,
-                    received_ms=int(answered_ms),
+                    # An answer (reason None) always has its time; without one, now.
+                    received_ms=int(answered_ms) if answered_ms is not None else None,
                 )
                 outcome = "ok"
             except BadRequest as err:

@@ -106,7 +106,8 @@ async def _exchange(http: aiohttp.ClientSession, url: str, body: bytes, headers:
         length = resp.headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > cap:
             raise _TooBig("")
-        chunks, size = [], 0
+        chunks: list[bytes] = []
+        size = 0
         async for chunk in resp.content.iter_any():  # decoded (gzip...), as it arrives
             size += len(chunk)
             if size > cap:

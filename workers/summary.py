@@ -35,7 +35,7 @@ async def summarise(worker, every_s: float) -> None:
     while True:
         await asyncio.sleep(every_s)
         now = _counts(worker)
-        done, failed, retried = (now[i] - before[i] for i in range(3))
+        done, failed, retried = now[0] - before[0], now[1] - before[1], now[2] - before[2]
         calls = now[3] - before[3]
         before = now
         if done or failed or retried or calls:

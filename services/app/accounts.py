@@ -77,7 +77,7 @@ class Accounts:
         )
         stored = row["password_hash"] if row is not None and row["kind"] == "human" else None
         ok = await asyncio.to_thread(_verify, stored or _DUMMY_HASH, password)
-        if not ok or stored is None:
+        if not ok or stored is None or row is None:
             raise Unauthorized("bad_credentials", "that name and password do not match an account")
         return Player(str(row["player_id"]), row["name"], row["kind"])
 

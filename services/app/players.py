@@ -14,7 +14,6 @@ import asyncpg
 from services.app.errors import BadRequest, Conflict, Forbidden, Unauthorized
 from services.app.sessions import SessionKeys, parse_credential, session_hash
 
-
 PlayerKind = Literal["human", "agent"]
 
 

@@ -79,7 +79,7 @@ def apply_game(ratings: dict[str, Rating], finished: GameFinished, position: int
     # A seat handed to a house bot after its strikes is rated as last: failing never pays.
     places = [finished.ranking[s.seat] for s in seats]
     forfeited = {ids[i] for i, s in enumerate(seats) if s.seat in finished.forfeited}
-    rated = MODEL.rate(teams, ranks=places)
+    rated = MODEL.rate(teams, ranks=[float(p) for p in places])  # ranks are only compared
     # A house bot may hold several seats of one game: it moves by the mean.
     after: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for rated_id, team in zip(ids, rated, strict=True):
