@@ -9,8 +9,9 @@ infra; engines import nothing of services."""
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import asyncpg
 import redis.asyncio as aioredis
 from litestar import Litestar
 
@@ -42,7 +43,7 @@ from workers.agent_calls import call_agents_directly
 @dataclass
 class Runtime:
     settings: Settings
-    pool: object
+    pool: asyncpg.Pool
     redis: aioredis.Redis
     store: EventStore
     publisher: Publisher
@@ -77,8 +78,9 @@ class Runtime:
 
 async def open_runtime(settings: Settings) -> Runtime:
     """Every part a process of either kind needs, wired once."""
+    redis_url = settings.required_redis_url()
     pool = await create_pool(settings.database_url, settings.pool_size)
-    redis = aioredis.from_url(settings.redis_url)
+    redis = aioredis.from_url(redis_url)
     store = EventStore(pool)
     publisher = Publisher(redis)
     hub = Hub(redis, store, settings.resync_interval_s)
@@ -87,9 +89,10 @@ async def open_runtime(settings: Settings) -> Runtime:
     games = GameService(
         pool, store, publisher, tables, known_version=hub.latest_version, recheck_s=settings.resync_interval_s
     )
-    scheduler = await Scheduler.connect(settings.redis_url)
+    scheduler = await Scheduler.connect(redis_url)
     deadlines = Deadlines(scheduler)
-    bots = HouseBots(games, settings.bot_delay_ms, settings.table_bot_delay_ms)
+    # A lease per driven table: one driver at a time over every process.
+    bots = HouseBots(games, settings.bot_delay_ms, settings.table_bot_delay_ms, leases=Leases(redis))
     timers = Timers(games, bots_asked=bots.asked)  # KM-5a: a timer waits for the bots' chance
     players = Players(pool)
     tournaments = TournamentService(pool, store, publisher, games, scheduler)

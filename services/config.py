@@ -61,6 +61,13 @@ class Settings:
     # A standalone worker's own /metrics port (k8s); None: none.
     metrics_port: int | None = None
 
+    def required_redis_url(self) -> str:
+        """redis_url, which every process needs: Redis has no default address
+        (PostgreSQL has asyncpg's, from the PG* variables)."""
+        if self.redis_url is None:
+            raise ValueError("REDIS_URL is not set")
+        return self.redis_url
+
     @classmethod
     def from_env(cls) -> Settings:
         env = os.environ

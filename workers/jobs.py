@@ -11,7 +11,8 @@ if TYPE_CHECKING:  # the composition root imports this module, not the other way
 
 import logging
 
-from arq.worker import func
+from arq.typing import WorkerCoroutine
+from arq.worker import Function, func
 
 from services.app.games.policy import STRIKE_LIMIT
 from services.app.games.timers import STALL_S, tables_in_play
@@ -59,7 +60,7 @@ async def reconcile(ctx: dict) -> dict:
 # Agent calls last as long as a move's time plus the bank: their own timeout.
 # One try: if the worker dies mid-call, the call's backstop deadline plays.
 # Each timed and its failures counted by name (services/infra/metrics.py).
-FUNCTIONS = [
+FUNCTIONS: list[Function | WorkerCoroutine] = [
     timed_job(start_tournament),
     timed_job(record_table),
     timed_job(move_deadline),

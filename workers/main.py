@@ -98,7 +98,7 @@ def build_worker(settings: Settings) -> Worker:
             cron(timed_job(reconcile), second=set(range(0, 60, 5)), run_at_startup=False, unique=True, max_tries=2)
         ],
         queue_name=K.ARQ_QUEUE,
-        redis_settings=redis_settings(settings.redis_url),
+        redis_settings=redis_settings(settings.required_redis_url()),
         on_startup=on_startup,
         on_shutdown=on_shutdown,
         max_jobs=200,

@@ -18,6 +18,9 @@ class BidCard(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 DEFAULT_BIDS = tuple(BidCard(tricks=tricks, points=points) for tricks, points in DEFAULT_BID_CARDS)
 FACE_UP = 5  # Bid and Ability cards dealt face up (4 with 3 players, TT-3)
 MAX_BID_CARDS = 32
+# A hand's score stays a small number a page can show and a rating can use;
+# the default set's best card is worth 7 (TT-1).
+MAX_BID_POINTS = 99
 
 
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -45,8 +48,8 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
                 raise OptionsError(
                     "bad_option", f"Bid card {number}: trick counts must be between 0 and {TRICKS_PER_HAND}"
                 )
-            if card.points < 0:
-                raise OptionsError("bad_option", f"Bid card {number}: points must not be negative")
+            if not 0 <= card.points <= MAX_BID_POINTS:
+                raise OptionsError("bad_option", f"Bid card {number}: points must be between 0 and {MAX_BID_POINTS}")
 
     def bid_points(self, bid: int, tricks: int) -> int:
         card = self.bid_cards[bid]

@@ -51,7 +51,7 @@ class LogConnection(asyncpg.Connection):
         return ""
 
 
-async def create_pool(dsn: str, size: int = 10) -> asyncpg.Pool:
+async def create_pool(dsn: str | None, size: int = 10) -> asyncpg.Pool:
     conn = await asyncpg.connect(dsn)
     try:
         await migrate(conn)

@@ -86,6 +86,7 @@ async def run_tournament_bench(args: argparse.Namespace, database_url: str, redi
             " WHERE g.tournament_id = $1",
             tid,
         )
+        assert row is not None  # an aggregate always has its row
         actions = await runtime.pool.fetchval(
             "SELECT count(*) FROM commands c JOIN games g ON c.stream_id = g.game_id::text"
             " WHERE g.tournament_id = $1 AND c.command_id <> 'start:'",

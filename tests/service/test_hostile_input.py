@@ -295,6 +295,13 @@ async def test_lobby_refusals(tables: Tables):
         422,
         "bad_option",
     )
+    for points in (100, 10**30):  # bounded like every other number (TT-1's cards)
+        bids = [{"tricks": [n], "points": points} for n in range(5)]
+        _refused(
+            await c.post("/api/v1/games", {"game": "tezuma-trick", "players": 3, "options": {"bid_cards": bids}}),
+            422,
+            "bad_option",
+        )
     for game, players in (("kabuki-masks", 1), ("kabuki-masks", 7), ("kabuki-tricks", 6), ("kabuki-tricks", 1)):
         _refused(await c.post("/api/v1/games", {"game": game, "players": players}), 422, "bad_player_count")
     for players in (0, -3, 2**70):  # outside any table's range: the type's bound

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from tt_helpers import OPTIONS, act, table
 
 from engines.core import Chance, Ctx, OptionsError, RuleError
 from engines.playout import play_game
@@ -15,6 +14,7 @@ from engines.tezuma_trick.actions import PickAbility, PickBid, PickPain, Play
 from engines.tezuma_trick.cards import DEFAULT_BID_CARDS, IS_TRUMP, NUMBER_OF, SUIT_OF, deck_for
 from engines.tezuma_trick.events import HandDealt, PickedBid, Started
 from engines.tezuma_trick.state import DRAFT, PLAY
+from tests.engines.tezuma_trick.tt_helpers import OPTIONS, act, table
 
 
 def test_deck_has_48_cards_and_36_with_three_players():
@@ -153,6 +153,8 @@ def test_tt1_another_bid_card_set_is_a_table_option():
         [{"tricks": [13], "points": 2}] * 5,
         [{"tricks": [1, 1], "points": 2}] * 5,
         [{"tricks": [1], "points": -1}] * 5,
+        [{"tricks": [1], "points": 100}] * 5,  # no score a page or a rating could show
+        [{"tricks": [1], "points": 10**30}] * 5,
         [{"tricks": [1], "points": 2, "bonus": 1}] * 5,
         [{"tricks": "1", "points": 2}] * 5,
     ],
