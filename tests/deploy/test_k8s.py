@@ -5,7 +5,7 @@ the operators rely on hold in what is rendered: probes, resources, graceful
 shutdown, HPA and PDB aimed at the API, SSE-friendly ingress, session-mode
 pooler, AOF Redis, migrations before the API starts, and a NetworkPolicy that
 lets only the worker out. CloudNativePG's `Cluster` and `Pooler` have no
-schema in kubernetes-validate: they are the README's unchecked kinds, and
+schema in kubernetes-validate: they are the unchecked kinds of docs/operations.md, and
 this test fails if any other kind goes unchecked."""
 
 from __future__ import annotations

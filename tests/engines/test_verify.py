@@ -37,7 +37,7 @@ def with_opening(log: list, **fields) -> list:
 
 
 def test_commitment_is_sha256_of_decimal_seed_colon_salt() -> None:
-    # The documented byte encoding (README "Provably fair deals").
+    # The documented byte encoding (docs/fairness.md).
     assert commitment(12345, "ab" * 32) == hashlib.sha256(b"12345:" + b"ab" * 32).hexdigest()
     assert Chance(12345, salt="ab" * 32).commitment == commitment(12345, "ab" * 32)
 

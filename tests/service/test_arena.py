@@ -118,7 +118,7 @@ def test_arena_marks_kabuki_masks_stop_chances_optional_and_none_passes():
 
 
 def test_arena_seats_a_house_bot_in_the_rotating_seat_and_times_it():
-    """`house:expert` plays the author's seat (the expert's figures, README)."""
+    """`house:expert` plays the author's seat (the expert's figures, docs/benchmarks.md)."""
     report = arena("house:expert", "kabuki-tricks", 4, 2, 3, ["heuristic"] * 3)
     assert report["games"] == 2 and report["illegal"] == report["errors"] == 0
     assert sum(s is not None for s in report["mean_score_by_seat"]) == 2  # two seats in turn
