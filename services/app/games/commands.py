@@ -98,6 +98,10 @@ class Commands:
         received_ms = now_ms() if received_ms is None else received_ms
         table = await self.tables.get(game_id)
         person = not isinstance(seat_or_player, int)
+        if person and not table.full:
+            # A seat taken at another process is in PostgreSQL, not yet in
+            # this copy (seats are not in the game's stream): read them.
+            await self.refresh(table, fresh=True)
         seat: int
         if isinstance(seat_or_player, int):
             seat = seat_or_player
@@ -117,21 +121,27 @@ class Commands:
             nonlocal action
             # Command ids are per seat: another seat's
             # id never blocks this one, so nobody can squat an id.
-            stored = table.stream.commands.get((seat, command_id))
-            if stored is not None:
-                return Decision([], result=stored)
-            if self.known_version(game_id) > table.version:
+            if table.state is None:
+                await self.refresh(table, fresh=True)  # the deal may have been made at another process
+            elif self.known_version(game_id) > table.version:
                 # A commit notice says another process moved the table on:
                 # catch up before deciding (no query when nothing was said).
                 await self.refresh(table)
             if expected_version is not None and expected_version != table.version:
                 await self.refresh(table, fresh=True)  # our copy may be behind another process
-                if expected_version != table.version:
-                    raise Conflict(
-                        "version_conflict",
-                        f"the game is at version {table.version}, not {expected_version}",
-                        version=table.version,
-                    )
+            # Looked up after every catch-up (the kernel calls decide again
+            # after each): a retry of a command that another process applied
+            # is known here only once its events are, and gets its stored
+            # answer, never a refusal from the state its own move changed.
+            stored = table.stream.commands.get((seat, command_id))
+            if stored is not None:
+                return Decision([], result=stored)
+            if expected_version is not None and expected_version != table.version:
+                raise Conflict(
+                    "version_conflict",
+                    f"the game is at version {table.version}, not {expected_version}",
+                    version=table.version,
+                )
             self._check_playing(table)
             if person and (holder := table.seats[seat]) is not None and holder.bot is not None:
                 raise Forbidden("seat_played_by_bot", "a house bot plays your seat for the rest of this game")

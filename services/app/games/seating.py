@@ -138,8 +138,14 @@ class Seating:
 
     async def _seat(self, table: Table, seat: int | None, holder: SeatHolder) -> Table:
         async with table.lock:
-            if table.record.status != "open":
+            # Seats live in PostgreSQL's `seats` rows, which every process
+            # reads where it decides (docs/architecture.md, "Seats"): this
+            # copy learns the seats and the deal of the other processes first.
+            await self.refresh(table, fresh=True)
+            if table.state is not None or table.full:
                 raise Conflict("table_full", "every seat at this table is taken")
+            if holder.player_id is not None and table.seat_of(holder.player_id) is not None:
+                raise Conflict("already_seated", "you already hold a seat at this table")
             if seat is None:
                 seat = next((i for i, s in enumerate(table.seats) if s is None), None)
             elif not 0 <= seat < table.players:
@@ -150,12 +156,17 @@ class Seating:
                 await self.pool.execute(_SEAT_SQL, table.game_id, seat, holder.player_id, holder.bot)
             except Exception as exc:  # another process took it first
                 if "unique" in str(exc).lower() or "duplicate" in str(exc).lower():
-                    self.tables.forget(table.game_id)
+                    await self.refresh(table, fresh=True)
                     raise Conflict("seat_taken", "that seat is taken") from None
                 raise
             holder.seat = seat
             table.seats[seat] = holder
-            if table.full:
+            # Read again after the insert has committed: of two processes
+            # taking the last two seats at once, the one whose insert commits
+            # last reads both, so the table is dealt before that call returns
+            # (both may deal: the version check keeps one deal).
+            await self.refresh(table, fresh=True)
+            if table.full and table.state is None:
                 await self._start(table)
         return table
 
@@ -165,6 +176,6 @@ class Seating:
         try:
             await self.kernel.append(table, Decision(events, K.START_PREFIX, Outcome(len(events), 1, None)))
         except VersionConflict:
-            await self.refresh(table)  # another process started it
+            await self.refresh(table, fresh=True)  # another process started it
         await self.pool.execute("UPDATE games SET status = 'playing' WHERE game_id = $1::text::uuid", table.game_id)
         table.record.status = "playing"

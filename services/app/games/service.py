@@ -13,7 +13,7 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from services.app.games.cache import TableCache
+from services.app.games.cache import TableCache, holder_from_row
 from services.app.games.commands import ActionAccepted, Commands, now_ms
 from services.app.games.queries import finished_record, result_shown
 from services.app.games.seating import Seating
@@ -80,6 +80,27 @@ class GameService(Seating, Commands):
             table.apply_stored(stored)
             known = table.stream.commands  # this process's own commits, already counted
             table.take_commands(decode_outcomes({key: raw for key, raw in new.items() if key not in known}))
+        if not table.full:
+            # After the events: a seat row is committed before the deal it
+            # completes, so a copy that has read the deal reads every seat.
+            await self.read_seats(table)
+
+    async def read_seats(self, table: Table) -> None:
+        """The seats other processes took since this copy was loaded. Seats
+        live in the `seats` rows, not in the game's stream (see the
+        "Seats" section of docs/architecture.md): while a table is not full
+        a process reads them where it decides (taking a seat, the deal,
+        a read, a move); once full they change only through the log
+        (hm.seat_handed_to_bot)."""
+        rows = await self.pool.fetch(
+            "SELECT s.seat, s.player_id, s.bot, p.name, p.kind FROM seats s"
+            " LEFT JOIN players p ON p.player_id = s.player_id WHERE s.game_id = $1::text::uuid",
+            table.game_id,
+        )
+        seats = table.record.seats
+        for row in rows:
+            if seats[row["seat"]] is None:  # a holder this copy has keeps what the log did to it
+                seats[row["seat"]] = holder_from_row(row)
 
     async def load(self, game_id: str) -> Table:
         """A table for reading: this process's copy, refreshed from PostgreSQL
@@ -87,7 +108,13 @@ class GameService(Seating, Commands):
         table = await self.tables.get(game_id)
         # Another process wrote (the fan-out says so), or nobody has checked
         # for a while (the fan-out may have missed it): catch up.
-        if self.known_version(game_id) > table.version or time.monotonic() - table.runtime.checked_at > self.recheck_s:
+        if not table.full or table.state is None:
+            # Seating: another process may have taken a seat, or dealt, just
+            # before this read (its call has returned): ask PostgreSQL.
+            await self.refresh(table, fresh=True)
+        elif (
+            self.known_version(game_id) > table.version or time.monotonic() - table.runtime.checked_at > self.recheck_s
+        ):
             await self.refresh(table)
         if table.record.status == "open" and table.full:
             table.record.status = "playing"
@@ -98,6 +125,9 @@ class GameService(Seating, Commands):
         """The seat `player_id` holds now: this process's copy of the table, or
         PostgreSQL when another process seated them."""
         seat = table.seat_of(player_id)
+        if seat is None and not table.full:
+            await self.read_seats(table)
+            seat = table.seat_of(player_id)
         if seat is None:
             seat = await self.pool.fetchval(
                 "SELECT seat FROM seats WHERE game_id = $1::text::uuid AND player_id = $2::text::uuid",
