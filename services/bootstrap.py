@@ -35,6 +35,7 @@ from services.infra import logs
 from services.infra.db import create_pool
 from services.infra.eventstore import EventStore
 from services.infra.fanout import Hub, Publisher
+from services.infra.leases import Leases
 from services.infra.scheduler import Scheduler
 from services.infra.watchers import Watchers
 from workers.agent_calls import call_agents_directly
@@ -91,7 +92,8 @@ async def open_runtime(settings: Settings) -> Runtime:
     )
     scheduler = await Scheduler.connect(redis_url)
     deadlines = Deadlines(scheduler)
-    bots = HouseBots(games, settings.bot_delay_ms, settings.table_bot_delay_ms)
+    # A lease per driven table: one driver at a time over every process.
+    bots = HouseBots(games, settings.bot_delay_ms, settings.table_bot_delay_ms, leases=Leases(redis))
     timers = Timers(games, bots_asked=bots.asked)  # KM-5a: a timer waits for the bots' chance
     players = Players(pool)
     tournaments = TournamentService(pool, store, publisher, games, scheduler)

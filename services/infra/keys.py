@@ -40,6 +40,17 @@ def watchers_of_process(process_id: str) -> str:
     return f"hanamichi:watchers:process:{process_id}"
 
 
+# One driver at a time for a table's house bots (services/app/games/housebots.py):
+# a lease (services/infra/leases.py) its driver takes with SET NX PX, renews
+# while it drives and releases at the end. A driver that dies stops renewing:
+# within DRIVER_LEASE_MS its table is free for the sweep of another process.
+DRIVER_LEASE_MS = 5_000
+
+
+def driver_lease_key(game_id: str) -> str:
+    return f"hanamichi:driver:{game_id}"
+
+
 # --- arq jobs: names (the worker's function names, workers/jobs.py) and ids.
 # Both are stored in Redis with queued jobs: never rename them.
 JOB_START_TOURNAMENT = "start_tournament"

@@ -14,7 +14,15 @@ A table must never stall. A driver that fails (PostgreSQL
 restarting, say) is started again after a backoff in its own process, and
 the worker's sweep (`sweep`, every 5 s) starts a driver for any table in play
 whose house bot's move is awaited but that nobody moved for a few seconds
-(its process died, or lost the table)."""
+(its process died, or lost the table).
+
+One driver at a time, over every process: a driver drives only while it
+holds the table's lease (services/infra/leases.py, key and expiry in
+services/infra/keys.py), renewed while it drives and released when it is
+done. A driver kicked while another holds the lease ends at once; the holder,
+having let go, looks at the table again, so a commit whose own driver found
+the lease held is never left unanswered. A dead driver's lease lapses
+within DRIVER_LEASE_MS, and the next sweep takes its table over."""
 
 from __future__ import annotations
 
@@ -25,6 +33,7 @@ from services.app.errors import ServiceError
 from services.app.games.service import GameService, now_ms
 from services.app.games.tables import Table
 from services.infra import keys as K
+from services.infra.leases import Lease, Leases
 
 log = logging.getLogger("hanamichi.housebots")
 
@@ -32,8 +41,12 @@ RETRY_MAX_S = 5.0
 
 
 class HouseBots:
-    def __init__(self, games: GameService, delay_ms: int = 0, people_delay_ms: int | None = None) -> None:
+    def __init__(
+        self, games: GameService, delay_ms: int = 0, people_delay_ms: int | None = None, leases: Leases | None = None
+    ) -> None:
         self.games = games
+        # None: no lease (a test's lone process); every service process has them.
+        self.leases = leases
         self.delay_ms = delay_ms
         # Tables without their own bot_delay_ms where a person sits (a
         # tournament's): bots at a pace people can follow.
@@ -57,14 +70,14 @@ class HouseBots:
             return self.people_delay_ms
         return self.delay_ms
 
-    def kick(self, table: Table) -> None:
+    def kick(self, table: Table, swept: bool = False) -> None:
         if self._closing or table.state is None or table.over:
             self._asked_at.pop(table.game_id, None)
             return
         if not any(h is not None and h.bot for h in table.seats):
             return  # a table of people: nothing for house bots to do
         if table.runtime.driver is None or table.runtime.driver.done():
-            table.runtime.driver = asyncio.create_task(self._drive(table))
+            table.runtime.driver = asyncio.create_task(self._drive(table, swept))
 
     async def close(self) -> None:
         self._closing = True
@@ -100,8 +113,7 @@ class HouseBots:
         picked = 0
         for table in idle:
             if self.needs_driver(table) and (table.runtime.driver is None or table.runtime.driver.done()):
-                log.warning("table %s stalled with no driver; driving it from here", table.game_id)
-                self.kick(table)
+                self.kick(table, swept=True)  # it says so if it takes the table's lease: no live driver has it
                 picked += 1
         return picked
 
@@ -123,64 +135,97 @@ class HouseBots:
 
         asyncio.get_running_loop().call_later(delay, again)
 
-    async def _drive(self, table: Table) -> None:
-        asked: dict[int, int] = {}  # seat -> version it was last asked at
-        since = (-1, 0)  # (version, ms): when its bots were first asked at that version
+    async def _drive(self, table: Table, swept: bool = False) -> None:
         try:
-            while not self._closing and not table.over:
-                game, state, version = table.game, table.state, table.version
-                if since[0] != version:
-                    since = (version, now_ms())
-                moved = False
-                for seat in sorted(game.to_act(state)):
-                    bot = table.bot_for(seat)
-                    if bot is None or asked.get(seat) == version:
-                        continue
-                    asked[seat] = version
-                    # Offered at this moment only: a placer in
-                    # KM-3's stop window is offered Stop, not Place.
-                    legal = game.legal_actions(state, seat, now_ms())
-                    if not legal:
-                        continue
-                    view = None if bot.blind else game.view(state, seat)
-                    action = bot.act(view, legal, table.bot_rng(seat))
-                    if action is None:
-                        continue
-                    delay_ms = self.delay_for(table)
-                    if delay_ms:
-                        await asyncio.sleep(delay_ms / 1000)
-                    try:
-                        await self.games.act(table.game_id, seat, action, K.bot_command_id(seat, version))
-                        self._retry_s.pop(table.game_id, None)  # working again: the next failure retries soon
-                    except ServiceError as err:
-                        if err.code == "too_early":
-                            asked.pop(seat, None)  # ask again once the window has passed
-                            continue
-                        if err.status >= 500:
-                            raise  # storage_unavailable: nothing was written; start again later
-                        # too_late: the last card's window closed while it thought (KM-5a).
-                        if err.code not in ("not_your_turn", "version_conflict", "game_finished", "too_late"):
-                            log.warning("house bot %s at %s refused: %s", seat, table.game_id, err.message)
-                    moved = True
-                    break
-                if moved or table.version != version:
-                    continue
-                # Every bot that may act was asked at this version; none moved.
-                due = game.next_timer(state)
-                if due is not None and due > since[1]:
-                    # Time alone changes what they may do then (KM-3: the
-                    # placer may place): ask them again once it has passed.
-                    # The timer itself, if it writes anything, is timers.py's.
-                    await asyncio.sleep(max(0, due - now_ms()) / 1000 + 0.001)
-                    asked.clear()
-                    since = (version, now_ms())
-                    continue
-                self._asked_at[table.game_id] = version
-                return  # nothing more until the next commit kicks the driver
+            while True:
+                lease = self.leases.lease(K.driver_lease_key(table.game_id), K.DRIVER_LEASE_MS) if self.leases else None
+                if lease is not None and not await lease.take():
+                    return  # another driver has the table, and looks at it again when it lets go
+                try:
+                    if swept:
+                        log.warning("table %s stalled with no driver; driving it from here", table.game_id)
+                        swept = False
+                    if lease is not None:
+                        await self.games.refresh(table, fresh=True)  # what the driver before did
+                    done_at = await self._drive_held(table, lease)
+                finally:
+                    if lease is not None:
+                        await lease.release()
+                if lease is None or done_at is None:
+                    return
+                # A commit at another process while this driver held the
+                # lease found it held: it came before the release, so a look
+                # now sees it (and drives on if a bot's move is awaited).
+                await self.games.refresh(table, fresh=True)
+                if table.over or table.version == done_at or not self.needs_driver(table):
+                    return
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log.warning(
-                "house bot driver for %s failed (%s: %s); starting it again", table.game_id, type(exc).__name__, exc
-            )
-            self._failed(table)
+            self._driver_failed(table, exc)
+
+    async def _drive_held(self, table: Table, lease: Lease | None) -> int | None:
+        """Drive while holding the lease: returns the version at which every
+        bot that may act was asked and none moved, or None when the game is
+        over, the process closes or the lease was lost."""
+        asked: dict[int, int] = {}  # seat -> version it was last asked at
+        since = (-1, 0)  # (version, ms): when its bots were first asked at that version
+        while not self._closing and not table.over:
+            game, state, version = table.game, table.state, table.version
+            if since[0] != version:
+                since = (version, now_ms())
+            moved = False
+            for seat in sorted(game.to_act(state)):
+                bot = table.bot_for(seat)
+                if bot is None or asked.get(seat) == version:
+                    continue
+                asked[seat] = version
+                # Offered at this moment only: a placer in
+                # KM-3's stop window is offered Stop, not Place.
+                legal = game.legal_actions(state, seat, now_ms())
+                if not legal:
+                    continue
+                view = None if bot.blind else game.view(state, seat)
+                action = bot.act(view, legal, table.bot_rng(seat))
+                if action is None:
+                    continue
+                delay_ms = self.delay_for(table)
+                if delay_ms:
+                    await asyncio.sleep(delay_ms / 1000)
+                if lease is not None and lease.lost:
+                    return None  # another driver may have the table now: never two
+                try:
+                    await self.games.act(table.game_id, seat, action, K.bot_command_id(seat, version))
+                    self._retry_s.pop(table.game_id, None)  # working again: the next failure retries soon
+                except ServiceError as err:
+                    if err.code == "too_early":
+                        asked.pop(seat, None)  # ask again once the window has passed
+                        continue
+                    if err.status >= 500:
+                        raise  # storage_unavailable: nothing was written; start again later
+                    # too_late: the last card's window closed while it thought (KM-5a).
+                    if err.code not in ("not_your_turn", "version_conflict", "game_finished", "too_late"):
+                        log.warning("house bot %s at %s refused: %s", seat, table.game_id, err.message)
+                moved = True
+                break
+            if moved or table.version != version:
+                continue
+            # Every bot that may act was asked at this version; none moved.
+            due = game.next_timer(state)
+            if due is not None and due > since[1]:
+                # Time alone changes what they may do then (KM-3: the
+                # placer may place): ask them again once it has passed.
+                # The timer itself, if it writes anything, is timers.py's.
+                await asyncio.sleep(max(0, due - now_ms()) / 1000 + 0.001)
+                asked.clear()
+                since = (version, now_ms())
+                continue
+            self._asked_at[table.game_id] = version
+            return version  # nothing more until the next commit kicks the driver
+        return None
+
+    def _driver_failed(self, table: Table, exc: Exception) -> None:
+        log.warning(
+            "house bot driver for %s failed (%s: %s); starting it again", table.game_id, type(exc).__name__, exc
+        )
+        self._failed(table)
