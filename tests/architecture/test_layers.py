@@ -55,8 +55,8 @@ def _imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
 
     def visit(node: ast.AST) -> None:
         if isinstance(node, ast.If) and _is_type_checking(node):
-            for child in node.orelse:
-                visit(child)
+            for branch in node.orelse:
+                visit(branch)
             return
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import TypeGuard
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUTES = ROOT / "services" / "http" / "routes"
@@ -15,7 +16,7 @@ MAX_LINES = 15
 _VERBS = {"get", "post", "put", "patch", "delete", "route"}
 
 
-def _is_route(node: ast.AST) -> bool:
+def _is_route(node: ast.AST) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     for decorator in node.decorator_list:
@@ -34,7 +35,7 @@ def handler_sizes(source: str) -> dict[str, int]:
             continue
         first = node.body[0]
         docstring = (
-            (first.lineno, first.end_lineno)
+            (first.lineno, first.end_lineno or first.lineno)
             if (
                 isinstance(first, ast.Expr)
                 and isinstance(first.value, ast.Constant)
@@ -44,7 +45,7 @@ def handler_sizes(source: str) -> dict[str, int]:
         )
         sizes[node.name] = sum(
             1
-            for number in range(node.lineno, node.end_lineno + 1)
+            for number in range(node.lineno, (node.end_lineno or node.lineno) + 1)
             if lines[number - 1].strip()
             and not lines[number - 1].strip().startswith("#")
             and not docstring[0] <= number <= docstring[1]

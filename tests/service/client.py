@@ -8,11 +8,14 @@ import json
 import random
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 
 
 class ApiClient:
+    player_id: str  # set by register
+
     def __init__(self, base_url: str, token: str | None = None, name: str = "") -> None:
         self.base_url = base_url
         self.token = token
@@ -62,7 +65,7 @@ class ApiClient:
     async def act(
         self, game_id: str, action: dict, command_id: str | None = None, expected_version: int | None = None
     ) -> httpx.Response:
-        body = {"action": action, "command_id": command_id or uuid.uuid4().hex}
+        body: dict[str, Any] = {"action": action, "command_id": command_id or uuid.uuid4().hex}
         if expected_version is not None:
             body["expected_version"] = expected_version
         return await self.post(f"/api/v1/games/{game_id}/actions", body)

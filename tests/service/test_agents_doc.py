@@ -56,7 +56,9 @@ def _event_table() -> dict[str, set[str]]:
 
 def _keepalive_rule() -> tuple[str, int]:
     text = _section("## Pull: your stream")
-    line, period = re.search(r"A comment line \(`([^`]+)`.*?comes every (\d+) s", text, re.S).group(1, 2)
+    rule = re.search(r"A comment line \(`([^`]+)`.*?comes every (\d+) s", text, re.S)
+    assert rule is not None, text
+    line, period = rule.group(1, 2)
     return line, int(period)
 
 
@@ -73,7 +75,7 @@ class Stream:
 
     def __init__(self) -> None:
         self.lines: list[str] = []
-        self.messages: list[tuple[str, dict]] = []
+        self.messages: list[tuple[str | None, dict]] = []
         self.changed = asyncio.Event()
 
     async def read(self, base_url: str, token: str) -> None:

@@ -17,7 +17,8 @@ AGENT = Player("a1", "bot", "agent")
 
 class CountingPlayers:
     def __init__(self, answer) -> None:
-        self.answer, self.calls = answer, []
+        self.answer = answer
+        self.calls: list[str | None] = []
 
     async def authenticate(self, authorization):
         self.calls.append(authorization)

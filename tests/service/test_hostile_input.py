@@ -76,6 +76,7 @@ class Tables:
             " (SELECT count(*) FROM commands WHERE stream_id = ANY($1::text[])) AS commands",
             [self.game_id, self.open_id],
         )
+        assert counts is not None  # counts always make a row
         return games, mine, dict(counts)
 
     def mover(self, info: dict) -> tuple[int, ApiClient]:
@@ -234,6 +235,7 @@ async def test_authentication_and_seat_ownership(tables: Tables):
     _refused(await h.post(path, json=body, headers={"Authorization": "Bearer hm_not-a-token"}), 401, "bad_token")
     _refused(await h.post(path, json=body, headers={"Authorization": "Bearer " + "x" * 4000}), 401, "bad_token")
     _refused(await h.post(path, json=body, headers={"Authorization": "Bearer"}), 401, "bad_token")
+    assert mover.token is not None
     _refused(await h.post(path, json=body, headers={"Authorization": mover.token}), 401, "bad_token")
     _refused(await h.post(path, json=body, headers={"Authorization": f"Basic {mover.token}"}), 401, "bad_token")
     _refused(await h.post(path, json=body, headers={"Authorization": f"Bearer {mover.token}x"}), 401, "bad_token")
@@ -429,6 +431,7 @@ async def test_a_command_id_the_database_cannot_store_is_refused_alone(tables: T
         *_, replies = await asyncio.gather(
             *(play(gid, players, random.Random(i)) for i, (gid, players) in enumerate(others)), hostile()
         )
+        assert replies is not None  # hostile()'s, the last
         failed = [text for status, text in statuses if status not in (200, 409)]
         assert not failed, f"{len(failed)} of {len(statuses)} honest moves at other tables failed: {failed[0]}"
         for r in replies:

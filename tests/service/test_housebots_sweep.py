@@ -26,7 +26,8 @@ class MasksTable:
     game = GAME
 
     def __init__(self, state, options, bot_seats: set[int]) -> None:
-        self.state, self.version, self.events = state, 1, []
+        self.state, self.version = state, 1
+        self.events: list = []
         self._bots = {seat: GAME.bots["random"](seat, options) for seat in bot_seats}
 
     @property

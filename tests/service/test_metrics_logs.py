@@ -84,7 +84,7 @@ class LoggedServer(ServerProcess):
         wait_for(lambda: self._up(), 30, "the server")
 
     def _up(self) -> bool:
-        assert self.proc.poll() is None, self.log_path.read_text()
+        assert self.proc is not None and self.proc.poll() is None, self.log_path.read_text()
         try:
             return httpx.get(self.base_url + "/health", timeout=0.5).status_code == 200
         except httpx.HTTPError:

@@ -40,6 +40,7 @@ async def _counts(database_url: str) -> tuple[int, int, int]:
             "SELECT (SELECT count(*) FROM tournaments) AS t, (SELECT count(*) FROM games) AS g,"
             " (SELECT count(*) FROM events) AS e"
         )
+        assert row is not None  # counts always make a row
         return row["t"], row["g"], row["e"]
     finally:
         await conn.close()

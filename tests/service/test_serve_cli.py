@@ -90,6 +90,7 @@ class Serve:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
+        assert self.proc.stdout is not None  # started with stdout=PIPE
         for line in self.proc.stdout:
             self.lines.append(line.rstrip("\n"))
 

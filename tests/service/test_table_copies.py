@@ -37,7 +37,7 @@ def _count_reads(runtime: Runtime) -> list[int]:
         calls[0] += 1
         return await read(*args, **kwargs)
 
-    runtime.store.read_with_commands = counted
+    runtime.store.read_with_commands = counted  # type: ignore[method-assign]  # a spy on this one store's reads
     return calls
 
 

@@ -28,6 +28,8 @@ WINDOW_MS = 300  # long enough that no loaded machine passes it before the first
 class Games:
     """The part of GameService the timers use: load, and on_timer at a version."""
 
+    timers: Timers  # set by the test, once the Timers around this exist
+
     def __init__(self, table) -> None:
         self.table = table
         self.fired: list[int] = []  # versions a timer wrote at

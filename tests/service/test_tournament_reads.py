@@ -28,7 +28,8 @@ async def _play_out(runtime: Runtime, game_id: str) -> None:
         if table.over:
             return
         for seat in list(table.game.waiting_for(table.state)):
-            if table.seats[seat].bot is None:
+            holder = table.seats[seat]  # a started game's seats are all held
+            if holder is not None and holder.bot is None:
                 await runtime.games.play_for_seat(game_id, seat, "timeout", due_version=table.version)
         await asyncio.sleep(0.01)
     raise AssertionError(f"{game_id} did not end")
@@ -42,7 +43,7 @@ def _count_reads(runtime: Runtime, stream_id: str) -> list[int]:
         calls[0] += sid == stream_id
         return await read(sid, *args, **kwargs)
 
-    runtime.store.read = counted
+    runtime.store.read = counted  # type: ignore[method-assign,assignment]  # a spy on this one store's reads
     return calls
 
 

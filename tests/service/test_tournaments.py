@@ -174,7 +174,8 @@ async def rounds_of(client: ApiClient, tournament_id: str, rounds: int) -> dict[
 
 async def read_sse(base_url: str, path: str, timeout: float = 20) -> list[dict]:
     """Every message of a finished stream (it ends by itself with `end`)."""
-    messages, event = [], {}
+    messages: list[dict] = []
+    event: dict = {}
     async with (
         httpx.AsyncClient(base_url=base_url, timeout=httpx.Timeout(timeout)) as http,
         http.stream("GET", path) as r,

@@ -175,12 +175,13 @@ async def finished_games(owner: ApiClient, tid: str) -> dict[str, int]:
     all_games = set()
     for round_no in (1, 2):
         paired = await get_json(owner, f"{TN}/{tid}/rounds/{round_no}")
+        assert paired is not None, round_no
         all_games |= {t["game_id"] for t in paired["tables"]}
     assert len(all_games) == 4
     finals = {}
     for game_id in all_games:
         info = await get_json(owner, f"/api/v1/games/{game_id}")
-        assert info["status"] == "finished" and info["result"], info
+        assert info is not None and info["status"] == "finished" and info["result"], info
         finals[game_id] = info["version"]
     return finals
 
@@ -219,7 +220,9 @@ async def agent_moves(conn, owner: ApiClient, tid: str, agent_id: str) -> dict[i
     """Per round, the moves the agent's seats played themselves (not a deadline's or a bot's)."""
     own = {1: 0, 2: 0}
     for round_no in (1, 2):
-        for t in (await get_json(owner, f"{TN}/{tid}/rounds/{round_no}"))["tables"]:
+        paired = await get_json(owner, f"{TN}/{tid}/rounds/{round_no}")
+        assert paired is not None, round_no
+        for t in paired["tables"]:
             if agent_id in t["seats"]:
                 seat = t["seats"].index(agent_id)
                 rows = await conn.fetch("SELECT command_id, outcome FROM commands WHERE stream_id = $1", t["game_id"])

@@ -67,10 +67,11 @@ class Guard:
         context.on("page", self.watch_page)
 
     def watch_page(self, page) -> None:
-        page.on(
-            "console",
-            lambda msg: msg.type == "error" and self.problems.append(f"console error: {msg.text} at {msg.location}"),
-        )
+        def on_console(msg) -> None:
+            if msg.type == "error":
+                self.problems.append(f"console error: {msg.text} at {msg.location}")
+
+        page.on("console", on_console)
         page.on("pageerror", lambda err: self.problems.append(f"uncaught error: {err}"))
 
     def _request(self, request) -> None:

@@ -84,7 +84,9 @@ def _expected_board(game: str, view: dict, seat: int) -> tuple[list[str], str, l
 def check_replay_step(page, http: httpx.Client, gid: str, game: str, seat: int, expected_at: int | None = None) -> int:
     """The replay viewer at the step its URL names: the board and the hand
     match GET .../replay at that step from that seat, the move list marks it."""
-    at = int(re.search(r"[?&]at=(\d+)", page.url).group(1))
+    step = re.search(r"[?&]at=(\d+)", page.url)
+    assert step is not None, page.url
+    at = int(step.group(1))
     if expected_at is not None:
         assert at == expected_at
     assert f"seat={seat}" in page.url, "the URL keeps the seat"
