@@ -92,7 +92,7 @@ def shown(value: object) -> str:
 
 def serve_reads() -> dict[str, str | None]:
     """Variables `hanamichi serve` reads with `os.environ.get(NAME[, DEFAULT])`, and their defaults."""
-    found = {}
+    found: dict[str, str | None] = {}
     for path in SERVE_SOURCES:
         for node in ast.walk(ast.parse(path.read_text())):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"):
@@ -102,7 +102,8 @@ def serve_reads() -> dict[str, str | None]:
                 continue
             if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                 default = node.args[1] if len(node.args) > 1 else None
-                found[node.args[0].value] = default.value if isinstance(default, ast.Constant) else None
+                value = default.value if isinstance(default, ast.Constant) else None
+                found[node.args[0].value] = value if isinstance(value, str) else None
     return found
 
 
