@@ -38,7 +38,7 @@ import msgspec
 S = TypeVar("S")
 E = TypeVar("E")
 A = TypeVar("A")
-O = TypeVar("O", bound=msgspec.Struct)
+Opt = TypeVar("Opt", bound=msgspec.Struct)
 
 
 class RuleError(Exception):
@@ -174,18 +174,24 @@ class Bot(Protocol):
 BotFactory = Callable[[int, Any], Bot]  # (seat, options) -> Bot
 
 
+def _start_setup(event: Any) -> tuple[int, Any]:
+    """`Game.setup` for the games whose start event has `players` and `options`
+    (every game here); a game's event union does not say which member that is."""
+    return event.players, event.options
+
+
 @dataclass(frozen=True)
-class Game(Generic[S, E, A, O]):
+class Game(Generic[S, E, A, Opt]):
     """A registered game. Every field is a pure function or a type."""
 
     name: str
     title: str
     min_players: int
     max_players: int
-    options_type: type[O]
+    options_type: type[Opt]
     event_type: Any  # tagged Union of frozen Structs (stable tags)
     action_type: Any  # tagged Union of frozen Structs (stable tags)
-    start: Callable[[int, O, Chance], list[E]]
+    start: Callable[[int, Opt, Chance], list[E]]
     evolve: Callable[[S | None, E], S]
     to_act: Callable[[S], frozenset[int]]
     # legal_actions(state, seat, now_ms=None): exactly what `decide` would
@@ -248,7 +254,7 @@ class Game(Generic[S, E, A, O]):
     # revealed seed; the tags of the events that carry chance outcomes (the
     # deals); and the receive time an event records, if any (the `now_ms` a
     # re-played command had: Kabuki masks' times are part of its events).
-    setup: Callable[[E], tuple[int, O]] = lambda event: (event.players, event.options)
+    setup: Callable[[E], tuple[int, Opt]] = _start_setup
     deal_tags: frozenset[str] = frozenset()
     event_time: Callable[[E], int | None] = lambda event: None
 
@@ -272,7 +278,7 @@ class Game(Generic[S, E, A, O]):
         if state is None or self.is_over(state):
             return list(log)
         lasting, blank = self.moments(state), self.blank
-        return [e if key is None or key in lasting else blank(e) for e, key in zip(log, keys)]
+        return [e if key is None or key in lasting else blank(e) for e, key in zip(log, keys, strict=True)]
 
     def past_view(self, state: S, viewer: int | None, now: S) -> msgspec.Struct:
         """GEN-1: the view of a past `state` (a replay) as the history of the
@@ -283,7 +289,7 @@ class Game(Generic[S, E, A, O]):
             return view
         return self.blank_view(view, state, self.moments(now))
 
-    def make_options(self, raw: Mapping[str, Any] | None) -> O:
+    def make_options(self, raw: Mapping[str, Any] | None) -> Opt:
         """Decode and validate table options; unknown or ill-typed fields
         are an OptionsError with a readable message."""
         try:
@@ -302,7 +308,7 @@ class Game(Generic[S, E, A, O]):
                 f"{self.title} is played by {self.min_players} to {self.max_players} players, not {players}",
             )
 
-    def new_game(self, players: int, options: O, chance: Chance) -> list[E]:
+    def new_game(self, players: int, options: Opt, chance: Chance) -> list[E]:
         self.check_players(players)
         return self.start(players, options, chance)
 

@@ -27,7 +27,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, cast
 
 from engines.core import Ctx, Game, RuleError
 
@@ -131,7 +131,7 @@ class ExpertBot:
                 self.errors += 1
                 continue
             seed = rng.getrandbits(32)
-            base = None
+            base = 0.0  # the first candidate's value: `order` scores it before any other
             for i in order:
                 began = clock()
                 if began + longest > deadline and counts[first]:
@@ -315,7 +315,15 @@ def deal_unseen(
     raise AssertionError("unreachable: the last try ignores voids")
 
 
-def expert_factory(game_ref: Callable[[], Game], search: Search) -> Callable[..., ExpertBot]:
+class ExpertFactory(Protocol):
+    """`expert_factory`'s bot factory: a registry `BotFactory` that also takes a clock and a budget."""
+
+    def __call__(
+        self, seat: int, options: Any, budget_ms: float = ..., clock: Callable[[], float] | None = None
+    ) -> ExpertBot: ...
+
+
+def expert_factory(game_ref: Callable[[], Game], search: Search) -> ExpertFactory:
     """The registry's factory (seat, options): clockless, a fixed number of worlds."""
 
     def make(
@@ -336,5 +344,8 @@ def make_bot(
 ) -> Any:
     """A house bot by name; the expert gets the caller's clock and budget."""
     if name == "expert":
-        return game.bots[name](seat, options, budget_ms=budget_ms, clock=clock)
+        # Every game registers `expert_factory`'s factory as "expert"; the
+        # registry's Mapping types its values as plain `BotFactory`s.
+        expert = cast(ExpertFactory, game.bots[name])
+        return expert(seat, options, budget_ms=budget_ms, clock=clock)
     return game.bots[name](seat, options)

@@ -20,7 +20,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engines.core import Chance, Ctx, Game
+from engines.core import Bot, Chance, Ctx, Game
 
 StepHook = Callable[[Any, int | None, Any, list, Any], None]  # (state_before, seat, action, events, state_after)
 
@@ -51,7 +51,7 @@ class Playout:
         players: int,
         options: Any,
         seed: int,
-        bots: Sequence[str],
+        bots: Sequence[str | Bot],  # registry names, or bots made by the caller
         hook: StepHook | None = None,
         chance: Chance | None = None,
     ) -> None:
@@ -139,7 +139,7 @@ class Playout:
         raise Deadlock(f"{self.game.name}: not over after {max_steps} steps")
 
 
-def play_game(game: Game, players: int, options: Any, seed: int, bots: Sequence[str], **kw: Any) -> Playout:
+def play_game(game: Game, players: int, options: Any, seed: int, bots: Sequence[str | Bot], **kw: Any) -> Playout:
     playout = Playout(game, players, options, seed, bots, **kw)
     playout.run()
     return playout

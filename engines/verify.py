@@ -223,7 +223,7 @@ def _match(game: Game, candidates: list[list], log: Sequence[Any]) -> tuple[list
             continue
         else:
             strict, fits = True, True
-            for mine, logged in zip(events, segment):
+            for mine, logged in zip(events, segment, strict=True):
                 if _bare(mine) == _bare(logged):
                     continue
                 if _tag(mine) in game.deal_tags:

@@ -14,7 +14,7 @@ from engines.expert import expert_factory
 
 from .expert import SEARCH
 
-GAME = Game(
+GAME: Game = Game(
     name="cahoots",
     title="Cahoots",
     min_players=3,

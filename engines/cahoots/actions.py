@@ -10,19 +10,19 @@ class Action(msgspec.Struct, frozen=True, tag_field="type", gc=False):
     pass
 
 
-class Play(Action, tag="play"):
+class Play(Action, frozen=True, tag="play"):
     card: int
 
 
-class Keep(Action, tag="keep"):
+class Keep(Action, frozen=True, tag="keep"):
     card: int
 
 
-class Kill(Action, tag="kill"):
+class Kill(Action, frozen=True, tag="kill"):
     card: int
 
 
-class Pick(Action, tag="pick"):
+class Pick(Action, frozen=True, tag="pick"):
     card: int
 
 

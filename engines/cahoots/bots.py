@@ -10,6 +10,7 @@ from engines.cahoots.actions import Keep, Pick, Play
 from engines.cahoots.cards import IDENTITIES, VALUE_OF
 from engines.cahoots.options import Options
 from engines.cahoots.rules import best_suits, trick_points
+from engines.core import BotFactory
 
 
 class RandomBot:
@@ -108,4 +109,4 @@ class HeuristicBot:
         return _points(totals, view.identities)[self.seat] > 0
 
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot}
+BOTS: dict[str, BotFactory] = {"random": RandomBot, "heuristic": HeuristicBot}

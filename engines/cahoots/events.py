@@ -11,7 +11,7 @@ class Event(msgspec.Struct, frozen=True, tag_field="type", gc=False):
     pass
 
 
-class Started(Event, tag="ch.started"):
+class Started(Event, frozen=True, tag="ch.started"):
     """The table as set up. `seed`, `deck` (the deal's card order, drawn as
     "round-1") and `reserve` (the 3-player reserve's order, CH-6) are private:
     `redact` blanks them for every viewer; the game's end reveals the seed."""
@@ -29,18 +29,18 @@ class Started(Event, tag="ch.started"):
     salt: str | None = None
 
 
-class Dealt(Event, tag="ch.dealt"):
+class Dealt(Event, frozen=True, tag="ch.dealt"):
     """Twelve cards per seat; a viewer sees only its own hand (others: ())."""
 
     hands: tuple[tuple[int, ...], ...]
 
 
-class Played(Event, tag="ch.played"):
+class Played(Event, frozen=True, tag="ch.played"):
     seat: int
     card: int
 
 
-class Chose(Event, tag="ch.chose"):
+class Chose(Event, frozen=True, tag="ch.chose"):
     """A keep (keep=True) or kill choice of CH-4; public (CH-9)."""
 
     seat: int
@@ -48,7 +48,7 @@ class Chose(Event, tag="ch.chose"):
     keep: bool
 
 
-class TrickScored(Event, tag="ch.trick_scored"):
+class TrickScored(Event, frozen=True, tag="ch.trick_scored"):
     """CH-5 applied to the trick. `points` per seat: points scored, or with
     face_value_scoring (CH-8) the number of killed cards the seat takes, in
     `pick_order`. `reserve_card` is the reserve card that joins the killed
@@ -61,14 +61,14 @@ class TrickScored(Event, tag="ch.trick_scored"):
     pick_order: tuple[int, ...] = ()
 
 
-class Picked(Event, tag="ch.picked"):
+class Picked(Event, frozen=True, tag="ch.picked"):
     """CH-8: a scorer takes one of the killed cards (face value = points)."""
 
     seat: int
     card: int
 
 
-class GameEnded(Event, tag="ch.game_ended"):
+class GameEnded(Event, frozen=True, tag="ch.game_ended"):
     seed: int
     scores: tuple[float, ...]
     places: tuple[int, ...]

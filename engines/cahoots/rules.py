@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from engines.cahoots.actions import KEEP, KILL, PICK, PLAY, Keep, Kill, Pick, Play
+from collections.abc import Callable
+from typing import Any
+
+from engines.cahoots.actions import KEEP, KILL, PICK, PLAY, Action, Keep, Kill, Pick, Play
 from engines.cahoots.cards import (
     DECK,
     HAND_SIZE,
@@ -208,7 +211,14 @@ def _pick(state: State, seat: int, action: Pick) -> list:
     return settle(evolve, automatic, state, [Picked(seat, action.card)])
 
 
-_DECIDE = {Play: _play, Keep: _choose, Kill: _choose, Pick: _pick}
+# Keyed by the action's type; each handler takes its own type, which a table cannot
+# tie to its key, hence `Any`.
+_DECIDE: dict[type[Action], Callable[[State, int, Any], list]] = {
+    Play: _play,
+    Keep: _choose,
+    Kill: _choose,
+    Pick: _pick,
+}
 
 
 def _name(card) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import msgspec
 from msgspec.structs import replace
 
 from engines.cahoots.cards import TRICKS, VALUE_OF
-from engines.cahoots.events import Chose, Dealt, GameEnded, Picked, Played, Started, TrickScored
+from engines.cahoots.events import Chose, Dealt, Event, GameEnded, Picked, Played, Started, TrickScored
 from engines.cahoots.options import Options
 
 # Phases.
@@ -160,7 +163,7 @@ def _trick_scored(state: State, event: TrickScored) -> State:
             actor=event.pick_order[0],
             last_trick=record,
         )
-    scores = tuple(a + b for a, b in zip(state.scores, event.points))
+    scores = tuple(a + b for a, b in zip(state.scores, event.points, strict=True))
     return _close_trick(
         state,
         hands=tuple(hands),
@@ -192,7 +195,9 @@ def _game_ended(state: State, event: GameEnded) -> State:
     return replace(state, phase=OVER, actor=-1, result=event)
 
 
-_EVOLVE = {
+# Keyed by the event's type; a table cannot tie each key to its handler's
+# parameter type, so the handlers are called with `Any`.
+_EVOLVE: dict[type[Event], Callable[[Any, Any], State]] = {
     Started: _started,
     Dealt: _dealt,
     Played: _played,
@@ -203,5 +208,5 @@ _EVOLVE = {
 }
 
 
-def evolve(state: State | None, event) -> State:
+def evolve(state: State | None, event: Event) -> State:
     return _EVOLVE[type(event)](state, event)

@@ -36,7 +36,7 @@ from engines.kabuki_masks.view import (
     view,
 )
 
-GAME = Game(
+GAME: Game = Game(
     name="kabuki-masks",
     title="Kabuki (mask memory)",
     min_players=2,

@@ -9,13 +9,13 @@ class Action(msgspec.Struct, frozen=True, tag_field="type", gc=False):
     pass
 
 
-class Place(Action, tag="place"):
+class Place(Action, frozen=True, tag="place"):
     """KM-1: put the revealed card on actor pile 0..3."""
 
     pile: int
 
 
-class Stop(Action, tag="stop"):
+class Stop(Action, frozen=True, tag="stop"):
     """KM-2: call "Stop!" on a placement. `placement` is the number the caller
     means (None = the latest), so a call that arrives after the next card was
     placed is refused instead of landing on the wrong card."""

@@ -15,6 +15,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from engines.core import BotFactory
 from engines.kabuki_masks.actions import Place, Stop
 from engines.kabuki_masks.cards import COPIES, PILES
 from engines.kabuki_masks.events import Placed, RoundStarted, Stopped
@@ -133,4 +134,4 @@ def perfect_memory_bot(seat: int, options: Any) -> MemoryBot:
     return MemoryBot(seat, 0.0)
 
 
-BOTS = {"random": random_bot, "memory": memory_bot, "heuristic": perfect_memory_bot}
+BOTS: dict[str, BotFactory] = {"random": random_bot, "memory": memory_bot, "heuristic": perfect_memory_bot}

@@ -16,7 +16,7 @@ class Event(msgspec.Struct, frozen=True, tag_field="type", gc=False):
     pass
 
 
-class Started(Event, tag="km.started"):
+class Started(Event, frozen=True, tag="km.started"):
     """The whole game's chance, drawn up front: the deck order of every round
     and the first player. `seed` and `decks` are private (redacted to None and
     () for every viewer); `km.game_ended` publishes the seed."""
@@ -32,7 +32,7 @@ class Started(Event, tag="km.started"):
     salt: str | None = None
 
 
-class RoundStarted(Event, tag="km.round_started"):
+class RoundStarted(Event, frozen=True, tag="km.round_started"):
     """A new round: everyone holds `tokens`, the piles are bare actor cards,
     `first_seat` places first (KM-5: the seat that ended the last round)."""
 
@@ -41,14 +41,14 @@ class RoundStarted(Event, tag="km.round_started"):
     tokens: int
 
 
-class Revealed(Event, tag="km.revealed"):
+class Revealed(Event, frozen=True, tag="km.revealed"):
     """KM-1: the top card of the deck, shown to everyone; `seat` must place it."""
 
     seat: int
     card: int | None  # None in history once the card is covered (KM-7, GEN-1)
 
 
-class Placed(Event, tag="km.placed"):
+class Placed(Event, frozen=True, tag="km.placed"):
     """KM-1: `seat` put the revealed `card` on `pile`. `placement` numbers the
     game's placements (what a Stop names); `placed_at_ms` starts the stop window."""
 
@@ -59,7 +59,7 @@ class Placed(Event, tag="km.placed"):
     placed_at_ms: int
 
 
-class Stopped(Event, tag="km.stopped"):
+class Stopped(Event, frozen=True, tag="km.stopped"):
     """KM-2/KM-4: `caller` said Stop on `placement`; the whole pile (`cards`,
     bottom to top) is shown to everyone in this event only. `moved` tokens went
     from `placer` to `caller` for `matches` covered cards like the top;
@@ -76,7 +76,7 @@ class Stopped(Event, tag="km.stopped"):
     at_ms: int
 
 
-class RoundEnded(Event, tag="km.round_ended"):
+class RoundEnded(Event, frozen=True, tag="km.round_ended"):
     """KM-5: `reason` is "last_token" (`ended_by` lost their last token) or
     "deck_empty" (`ended_by` placed the last card). `tokens` as held now: each
     seat banks them (KM-6). Carries no card: the ids come back next round."""
@@ -88,7 +88,7 @@ class RoundEnded(Event, tag="km.round_ended"):
     at_ms: int
 
 
-class GameEnded(Event, tag="km.game_ended"):
+class GameEnded(Event, frozen=True, tag="km.game_ended"):
     """The end after round 3, with the seed that made every deck, public."""
 
     seed: int

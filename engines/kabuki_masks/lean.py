@@ -101,7 +101,7 @@ def _start_round(g: Lean, number: int, first: int) -> None:
 
 def _end_round(g: Lean, ended_by: int) -> None:
     """KM-5/KM-6: bank the tokens; the next round is started by `ended_by`."""
-    g.banked = [b + t for b, t in zip(g.banked, g.tokens)]
+    g.banked = [b + t for b, t in zip(g.banked, g.tokens, strict=True)]
     g.ended_by = ended_by
     if g.round == ROUNDS:
         g.over, g.placer, g.last_seat = True, None, None
@@ -129,7 +129,9 @@ def matches(g: Lean) -> int:
 
 
 def place(g: Lean, seat: int, pile: int) -> None:
-    card = g.revealed
+    # Only the placer places, and it has the revealed card: an invariant of
+    # `Lean`'s fields that their types cannot state (and no check in playouts).
+    card: int = g.revealed  # type: ignore[assignment]
     g.piles[pile].append(card)
     g.counts[pile * KINDS + KIND[card]] += 1
     g.placements += 1
@@ -147,7 +149,9 @@ def stop(g: Lean, seat: int) -> None:
     placer has); none: the caller returns one to the box. KM-5: the round
     ends on a last token lost, or after the deck's last card's Stop."""
     found = matches(g)
-    placer, tokens = g.last_seat, g.tokens
+    # A Stop needs a latest placement (`can_stop`), so `last_seat` is set.
+    placer: int = g.last_seat  # type: ignore[assignment]
+    tokens = g.tokens
     moved = min(found, tokens[placer])
     returned = 0 if found else min(1, tokens[seat])
     tokens[placer] -= moved
@@ -191,7 +195,8 @@ def heuristic(g: Lean, seat: int, rng: random.Random, may_place: bool = True) ->
         return STOP
     if seat != g.placer or not may_place:
         return None
-    return rng.choice(safest(g, g.revealed))
+    # The placer has the revealed card to place (as in `place`).
+    return rng.choice(safest(g, g.revealed))  # type: ignore[arg-type]
 
 
 def lean_action(g: Lean, seat: int, action) -> int | None:
@@ -235,7 +240,9 @@ def play(g: Lean, rng: random.Random, horizon: int = 1, start_round: int | None 
                 stop(g, chances[0])
                 continue
         if placer is not None:
-            act(g, placer, heuristic(g, placer, rng))
+            # The placer always has a move (a pile, or Stop): `heuristic` gives None
+            # only to another seat or with placing held back.
+            act(g, placer, heuristic(g, placer, rng))  # type: ignore[arg-type]
         elif not timer(g):
             break
     return steps

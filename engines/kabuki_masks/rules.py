@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from engines.core import Chance, Ctx, Result, RuleError, places_from, settle
-from engines.kabuki_masks.actions import Place, Stop
+from engines.kabuki_masks.actions import Action, Place, Stop
 from engines.kabuki_masks.cards import CARDS, COPIES, PILES, ROUNDS, tokens_per_round
 from engines.kabuki_masks.events import (
     GameEnded,
@@ -62,9 +65,13 @@ def legal_actions(s: State, seat: int, now_ms: int | None = None) -> list:
     Stop on the round's last card once its chance is over (KM-5a). None: the
     actions the rules allow once every wait is over (time left out)."""
     legal: list = []
-    if s.last_seat is not None and not s.called and seat != s.last_seat:
-        if now_ms is None or not _stop_too_late(s, now_ms):
-            legal.append(Stop(s.placements))
+    if (
+        s.last_seat is not None
+        and not s.called
+        and seat != s.last_seat
+        and (now_ms is None or not _stop_too_late(s, now_ms))
+    ):
+        legal.append(Stop(s.placements))
     if seat == s.placer:
         due = may_place_at_ms(s)
         if now_ms is None or due is None or now_ms >= due:
@@ -133,8 +140,8 @@ def _stop(s: State, seat: int, action: Stop, now_ms: int) -> list:
         raise RuleError("own_placement", "you cannot call Stop on a card you placed")
     if s.called:
         raise RuleError("already_called", "someone else called Stop on this placement first")
-    if _stop_too_late(s, now_ms):
-        ends = stop_chance_ends_at_ms(s)
+    ends = stop_chance_ends_at_ms(s)
+    if ends is not None and now_ms > ends:  # `_stop_too_late`'s test; `ends` goes in the message
         raise RuleError(
             "too_late",
             f"the last card's Stop chance ended at {ends} ms ({now_ms - ends} ms before your call); the round is over",
@@ -164,7 +171,9 @@ def automatic(s: State) -> list:
             scores = s.banked  # KM-6: the tokens of every round, banked
             places = places_from(scores)
             return [GameEnded(s.seed, scores, tuple(i for i, p in enumerate(places) if p == 1), s.salt)]
-        return _round_start(s.decks, s.round + 1, s.ended_by, s.players)
+        starter = s.ended_by
+        assert starter is not None  # set with `ended_at_ms` by the round's end
+        return _round_start(s.decks, s.round + 1, starter, s.players)
     if s.last_seat is None:
         return []  # no placement yet this round
     if s.called:
@@ -200,14 +209,15 @@ def on_timer(s: State, ctx: Ctx) -> list:
         return []
     if s.ended_at_ms is not None:  # only a log from when the next round was a timer
         return settle(evolve, automatic, s, []) if ctx.now_ms >= s.ended_at_ms else []
-    if s.last_seat is not None and s.placer is None and not s.called:
-        if ctx.now_ms >= s.last_at_ms + s.stop_window_ms:
-            ended = RoundEnded(s.round, s.last_seat, "deck_empty", s.tokens, ctx.now_ms)
-            return settle(evolve, automatic, s, [ended])
+    if s.last_seat is not None and s.placer is None and not s.called and ctx.now_ms >= s.last_at_ms + s.stop_window_ms:
+        ended = RoundEnded(s.round, s.last_seat, "deck_empty", s.tokens, ctx.now_ms)
+        return settle(evolve, automatic, s, [ended])
     return []
 
 
-_DECIDE = {Place: _place, Stop: _stop}
+# Keyed by the action's type; each handler takes its own type, which a table cannot
+# tie to its key, hence `Any`.
+_DECIDE: dict[type[Action], Callable[[State, int, Any, int], list]] = {Place: _place, Stop: _stop}
 
 
 def is_over(s: State) -> bool:

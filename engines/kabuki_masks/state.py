@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import msgspec
 from msgspec.structs import replace
 
 from engines.kabuki_masks.cards import EMPTY_PILES
 from engines.kabuki_masks.events import (
+    Event,
     GameEnded,
     Placed,
     Revealed,
@@ -78,8 +82,10 @@ def _revealed(s: State, e: Revealed) -> State:
 
 
 def _placed(s: State, e: Placed) -> State:
+    card = e.card
+    assert card is not None  # the log has every card; only a viewer's redacted copy lacks it
     piles = list(s.piles)
-    piles[e.pile] = piles[e.pile] + (e.card,)
+    piles[e.pile] = piles[e.pile] + (card,)
     return replace(
         s,
         piles=tuple(piles),
@@ -103,7 +109,7 @@ def _stopped(s: State, e: Stopped) -> State:
 def _round_ended(s: State, e: RoundEnded) -> State:
     return replace(
         s,
-        banked=tuple(b + t for b, t in zip(s.banked, e.tokens)),
+        banked=tuple(b + t for b, t in zip(s.banked, e.tokens, strict=True)),
         placer=None,
         last_seat=None,
         ended_at_ms=e.at_ms,
@@ -115,7 +121,9 @@ def _game_ended(s: State, e: GameEnded) -> State:
     return replace(s, over=True)
 
 
-_EVOLVE = {
+# Keyed by the event's type; a table cannot tie each key to its handler's
+# parameter type, so the handlers are called with `Any`.
+_EVOLVE: dict[type[Event], Callable[[Any, Any], State]] = {
     Started: _started,
     RoundStarted: _round_started,
     Revealed: _revealed,
@@ -126,5 +134,5 @@ _EVOLVE = {
 }
 
 
-def evolve(state: State | None, event) -> State:
+def evolve(state: State | None, event: Event) -> State:
     return _EVOLVE[type(event)](state, event)

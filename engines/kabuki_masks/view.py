@@ -107,6 +107,8 @@ def redact(event, viewer: int | None):
 
 def moment(s: State | None, event):
     kind = type(event)
+    if s is None:  # before the first event, `Started`, which has no moment
+        return None
     if kind is Revealed or kind is Placed:
         return ("card", s.round, event.card)
     if kind is Stopped:
@@ -117,7 +119,7 @@ def moment(s: State | None, event):
 
 
 def moments(s: State) -> frozenset:
-    lasting = {("card", s.round, pile[-1]) for pile in s.piles if pile}
+    lasting: set[tuple[str | int, ...]] = {("card", s.round, pile[-1]) for pile in s.piles if pile}
     if s.revealed is not None and s.placer is not None:
         lasting.add(("card", s.round, s.revealed))
     if s.called:

@@ -14,7 +14,7 @@ from .rules import automatic, decide, describe, is_over, legal_actions, result, 
 from .state import evolve
 from .view import all_cards, blank, blank_view, hidden_cards, moment, moments, past_cards, redact, revealed_cards, view
 
-GAME = Game(
+GAME: Game = Game(
     name="kabuki-tricks",
     title="Kabuki Tricks",
     min_players=2,

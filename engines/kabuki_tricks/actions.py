@@ -28,20 +28,20 @@ class Action(msgspec.Struct, frozen=True, tag_field="type", gc=False):
     pass
 
 
-class Deal(Action, tag="deal"):
+class Deal(Action, frozen=True, tag="deal"):
     pass
 
 
-class Direct(Action, tag="direct"):
+class Direct(Action, frozen=True, tag="direct"):
     high: bool
     order: tuple[Suit, ...]
 
 
-class Play(Action, tag="play"):
+class Play(Action, frozen=True, tag="play"):
     card: int
 
 
-class Joker(Action, tag="joker"):
+class Joker(Action, frozen=True, tag="joker"):
     actor: Suit | None = None
     prediction: int | None = None
     adjust: Adjust | None = None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+from engines.core import BotFactory
+
 from .actions import Deal, Direct, Joker, Play
 from .cards import JOKER, STRENGTH, SUIT_INDEX, SUIT_OF, SUITS, deck_for
 
@@ -34,7 +36,7 @@ def prediction(tricks: int, suit_cards: list[int], win_chances) -> tuple[int, in
     predicted = tricks
     if len(suit_cards) >= 2:
         chances = win_chances()
-        ranked = sorted(zip(chances, suit_cards))
+        ranked = sorted(zip(chances, suit_cards, strict=True))
         if len(suit_cards) == 2:
             win_next = ranked[-1][0] > 0.5
             predicted += 1 if win_next else 0
@@ -203,4 +205,4 @@ class HeuristicBot:
         return jokers[0]
 
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot}
+BOTS: dict[str, BotFactory] = {"random": RandomBot, "heuristic": HeuristicBot}

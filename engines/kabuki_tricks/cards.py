@@ -10,9 +10,13 @@ Suits are indexes into SUITS internally and names in actions, events and views.
 from __future__ import annotations
 
 from itertools import permutations
+from typing import TYPE_CHECKING
 
-SUITS = ("green", "purple", "orange", "blue")
-SUIT_INDEX = {name: i for i, name in enumerate(SUITS)}
+if TYPE_CHECKING:
+    from .actions import Suit
+
+SUITS: tuple[Suit, ...] = ("green", "purple", "orange", "blue")
+SUIT_INDEX: dict[str, int] = {name: i for i, name in enumerate(SUITS)}
 JOKER = 40
 PLAYER_CARD = 100
 PREDICTIONS = (1, 2, 3)  # KT-1: no one can predict 0

@@ -12,7 +12,7 @@ class Event(msgspec.Struct, frozen=True, tag_field="type", gc=False):
     pass
 
 
-class Started(Event, tag="kt.started"):
+class Started(Event, frozen=True, tag="kt.started"):
     players: int
     options: Options
     rounds: int
@@ -29,7 +29,7 @@ class Started(Event, tag="kt.started"):
     salt: str | None = None
 
 
-class Dealt(Event, tag="kt.dealt"):
+class Dealt(Event, frozen=True, tag="kt.dealt"):
     """Seat s got deck[7s:7s+7] plus its Joker; with 2 players the dummy pile is
     deck[14:21] in dealt order (top first, KT-13); the rest is discarded."""
 
@@ -40,25 +40,25 @@ class Dealt(Event, tag="kt.dealt"):
     discard: tuple[int, ...] = ()
 
 
-class Directed(Event, tag="kt.directed"):
+class Directed(Event, frozen=True, tag="kt.directed"):
     seat: int
     high: bool
     order: tuple[str, ...]
 
 
-class Played(Event, tag="kt.played"):
+class Played(Event, frozen=True, tag="kt.played"):
     seat: int  # with 2 players seat 2 is the dummy
     card: int | None  # None only in history, once the trick is won (GEN-1)
 
 
-class JokerPlayed(Event, tag="kt.joker_played"):
+class JokerPlayed(Event, frozen=True, tag="kt.joker_played"):
     seat: int
     actor: str | None  # None: the 5th Joker had no free actor (KT-7)
     prediction: int | None  # None in other seats' redaction (KT-11)
     adjust: Adjust | None = None
 
 
-class TrickWon(Event, tag="kt.trick_won"):
+class TrickWon(Event, frozen=True, tag="kt.trick_won"):
     seat: int  # the winner (may be the dummy)
     cards: tuple[int, ...]  # () in history: a won trick's contents are hidden (KT-11, GEN-1)
     next: int  # who plays next: the leader, or with 2 players the second (KT-13)
@@ -76,7 +76,7 @@ class ScoreLine(msgspec.Struct, frozen=True, gc=False):
     total: int = 0
 
 
-class RoundEnded(Event, tag="kt.round_ended"):
+class RoundEnded(Event, frozen=True, tag="kt.round_ended"):
     """Public reveal (KT-11): Player cards, final cards, discard, won tricks."""
 
     round: int
@@ -91,7 +91,7 @@ class RoundEnded(Event, tag="kt.round_ended"):
     won: tuple[tuple[tuple[int, ...], ...], ...]  # per seat (and dummy)
 
 
-class GameEnded(Event, tag="kt.game_ended"):
+class GameEnded(Event, frozen=True, tag="kt.game_ended"):
     seed: int
     scores: tuple[int, ...]
     places: tuple[int, ...]

@@ -117,7 +117,7 @@ def to_move(action) -> int | None:
             return None
         return joker_move(actor, prediction, code)
     if kind is Direct:
-        order = tuple(SUIT_INDEX.get(x) for x in action.order) if isinstance(action.order, (tuple, list)) else ()
+        order = tuple(SUIT_INDEX.get(x, -1) for x in action.order) if isinstance(action.order, (tuple, list)) else ()
         k = CONFIG_INDEX.get((action.high, order)) if type(action.high) is bool else None
         return None if k is None else DIRECT_MOVE + k
     if kind is Deal:

@@ -19,8 +19,17 @@ by position picks alike on both."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from .cards import JOKER, NUMBER_OF, ORDERS, STRENGTH, SUIT_OF, TRICKS_PER_ROUND, deck_for
 from .state import DEAL, DIRECT, OVER, PLAY
+
+if TYPE_CHECKING:
+    from random import Random
+
+    from .options import Options
+    from .state import State
 
 HAND = 7
 DUMMY = 2  # KT-13: the 2-player variant's third hand
@@ -85,14 +94,37 @@ class Lean:
         "same_order",
     )
 
+    players: int
+    trick_size: int  # the players, plus the dummy with 2 (KT-13)
+    rounds: int
+    round: int
+    dealer: int
+    phase: int
+    turn: int
+    config: int  # an index into CONFIGS
+    hands: list[list[int]]
+    trick: list[int]
+    trick_seats: list[int]
+    trick_no: int
+    second: int
+    tricks_won: list[int]
+    placed: list[int]  # per suit: the seat whose Player card sits there, or -1
+    free: int  # a bit per suit whose Player card is not placed yet
+    predictions: list[int]
+    scores: list[int]
+    decks: Sequence[Sequence[int]]  # the folded state's tuples or a fresh game's lists
+    failed_predictions: bool
+    toxic_number: bool
+    same_order: bool
 
-def _set_options(lean: Lean, options) -> None:
+
+def _set_options(lean: Lean, options: Options) -> None:
     lean.failed_predictions = options.failed_predictions  # KT-14
     lean.toxic_number = options.toxic_number
     lean.same_order = options.second_after_dummy_win == "same_order"  # KT-13
 
 
-def from_state(s) -> Lean:
+def from_state(s: State) -> Lean:
     """A mutable copy of the engine's folded `State`."""
     lean = Lean.__new__(Lean)
     lean.players, lean.trick_size, lean.rounds = s.players, s.trick_size, s.rounds
@@ -109,7 +141,7 @@ def from_state(s) -> Lean:
     return lean
 
 
-def new_game(players: int, options, rng) -> Lean:
+def new_game(players: int, options: Options, rng: Random) -> Lean:
     """A fresh game dealt with `rng` (`rules.start`'s draws, made with `rng`)."""
     lean = Lean.__new__(Lean)
     rounds = 4 if players == 2 else players  # KT-13
@@ -226,10 +258,7 @@ def _finish_trick(lean: Lean) -> None:
     winner = nxt = seats[best]
     if winner == DUMMY and lean.players == 2:
         # KT-13: after a dummy win the human whose card ranked higher plays second.
-        if lean.same_order:
-            nxt = lean.second
-        else:
-            nxt = seats[1] if strength[cards[1]] > strength[cards[2]] else seats[2]
+        nxt = lean.second if lean.same_order else (seats[1] if strength[cards[1]] > strength[cards[2]] else seats[2])
     lean.tricks_won[winner] += 1
     lean.trick, lean.trick_seats = [], []
     lean.second = lean.turn = nxt
@@ -251,7 +280,7 @@ def round_points(lean: Lean) -> list[int]:
             actor_of[seat] = suit
     position = POSITION[lean.config]
     # KT-8: by value, right or wrong; beside the strongest actor 2 if right, the others 1.
-    best_of = {}
+    best_of: dict[int, int] = {}  # prediction value -> the seat with the strongest actor
     for seat in range(n):
         value = predictions[seat]
         if value:
@@ -284,7 +313,7 @@ def round_points(lean: Lean) -> list[int]:
 
 
 def _end_round(lean: Lean) -> None:
-    lean.scores = [a + b for a, b in zip(lean.scores, round_points(lean))]
+    lean.scores = [a + b for a, b in zip(lean.scores, round_points(lean), strict=True)]
     lean.phase = DEAL
     if lean.round == lean.rounds:
         lean.phase = OVER
@@ -294,7 +323,7 @@ def _end_round(lean: Lean) -> None:
     lean.turn = lean.dealer
 
 
-def random_game(players: int, options, rng) -> list[int]:
+def random_game(players: int, options: Options, rng: Random) -> list[int]:
     """A whole game of uniformly random legal moves from a fresh deal: the
     RandomBot's policy (`legal[int(rng.random() * len(legal))]`)."""
     lean = new_game(players, options, rng)

@@ -112,10 +112,7 @@ def _play(lean: Lean, zero: list[bool]) -> int:
             return _joker(lean, seat, suit_cards, tricks)
     zero[seat] = z
     predicted = lean.predictions[seat]
-    if predicted:
-        want_win = tricks < predicted
-    else:
-        want_win = not z and tricks < 3
+    want_win = (tricks < predicted) if predicted else (not z and tricks < 3)
     return _choose_card(lean, plays, strength, want_win)
 
 

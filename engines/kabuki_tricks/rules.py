@@ -5,9 +5,12 @@ three engines; scoring (KT-3, KT-8, KT-9, KT-12, KT-14) is its last third."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from engines.core import Chance, Ctx, Result, RuleError, places_from, settle
 
-from .actions import ADJUSTS, Deal, Direct, Joker, Play
+from .actions import ADJUSTS, Action, Deal, Direct, Joker, Play
 from .cards import (
     HAND_SIZE,
     JOKER,
@@ -332,7 +335,14 @@ def result(state: State) -> Result:
     return Result(scores=[float(x) for x in scores], places=places, winners=[i for i, p in enumerate(places) if p == 1])
 
 
-_DECIDE = {Play: _play, Joker: _joker, Direct: _direct, Deal: _deal}
+# Keyed by the action's type; each handler takes its own type, which a table cannot
+# tie to its key, hence `Any`.
+_DECIDE: dict[type[Action], Callable[[State, int, Any], list]] = {
+    Play: _play,
+    Joker: _joker,
+    Direct: _direct,
+    Deal: _deal,
+}
 
 
 def describe(state: State) -> dict:

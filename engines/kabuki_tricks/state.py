@@ -6,11 +6,14 @@ Hot paths (Played, TrickWon) touch only tuples and ints; msgspec's
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import msgspec
 from msgspec.structs import replace
 
 from .cards import JOKER, SUIT_INDEX, deck_for
-from .events import Dealt, Directed, GameEnded, JokerPlayed, Played, RoundEnded, Started, TrickWon
+from .events import Dealt, Directed, Event, GameEnded, JokerPlayed, Played, RoundEnded, Started, TrickWon
 from .options import Options
 
 # Phases: small ints for speed; view.py names them.
@@ -134,10 +137,7 @@ def _played(s: State, e: Played) -> State:
     hand = hands[seat]
     i = hand.index(card)
     n = s.players
-    if n == 2:
-        turn = s.second if seat == 2 else 1 - seat
-    else:
-        turn = seat + 1 if seat + 1 < n else 0
+    turn = (s.second if seat == 2 else 1 - seat) if n == 2 else (seat + 1 if seat + 1 < n else 0)
     return replace(
         s,
         hands=hands[:seat] + (hand[:i] + hand[i + 1 :],) + hands[seat + 1 :],
@@ -164,6 +164,7 @@ def _joker_played(s: State, e: JokerPlayed) -> State:
             high = not high
         else:
             i = adjust.swap
+            assert i is not None  # rules admit an adjust that flips or swaps
             order = order[:i] + (order[i + 1], order[i]) + order[i + 2 :]
     return replace(
         s,
@@ -205,7 +206,7 @@ def _round_ended(s: State, e: RoundEnded) -> State:
         round=s.round if last else s.round + 1,
         dealer=dealer,
         turn=dealer,
-        scores=tuple(a + b for a, b in zip(s.scores, points)),
+        scores=tuple(a + b for a, b in zip(s.scores, points, strict=True)),
         history=s.history + (points,),
         last_round=e,
     )
@@ -215,7 +216,9 @@ def _game_ended(s: State, e: GameEnded) -> State:
     return replace(s, phase=OVER, ended=e)
 
 
-_EVOLVE = {
+# Keyed by the event's type; a table cannot tie each key to its handler's
+# parameter type, so the handlers are called with `Any`.
+_EVOLVE: dict[type[Event], Callable[[Any, Any], State]] = {
     Started: _started,
     Dealt: _dealt,
     Directed: _directed,
@@ -227,5 +230,5 @@ _EVOLVE = {
 }
 
 
-def evolve(state: State | None, event) -> State:
+def evolve(state: State | None, event: Event) -> State:
     return _EVOLVE[type(event)](state, event)

@@ -60,7 +60,7 @@ class View(msgspec.Struct, frozen=True, gc=False):
 def view(state: State, seat: int | None) -> View:
     n = state.players
     full = state.phase == OVER
-    actor_of = [None] * n
+    actor_of: list[str | None] = [None] * n
     for suit, owner in enumerate(state.placed):
         if owner >= 0:
             actor_of[owner] = SUITS[suit]
@@ -87,7 +87,7 @@ def view(state: State, seat: int | None) -> View:
         high=state.high,
         order=tuple(SUITS[i] for i in state.order),
         hand=state.hands[seat] if seat is not None and seat < n else (),
-        trick=tuple(zip(state.trick_seats, state.trick)),
+        trick=tuple(zip(state.trick_seats, state.trick, strict=True)),
         trick_no=state.trick_no,
         seats=seats,
         dummy_left=len(state.hands[2]) if n == 2 else 0,
@@ -120,6 +120,8 @@ def redact(event, viewer: int | None):
 def moment(state: State | None, event):
     """A played card and the won trick's cards belong to the trick in play."""
     kind = type(event)
+    if state is None:  # before the first event, `Started`, which has no moment
+        return None
     if kind is Played or kind is TrickWon:
         return (state.round, state.trick_no)
     return None  # a Joker's placement is public for good (KT-11); hands are redacted

@@ -19,29 +19,29 @@ class Action(msgspec.Struct, frozen=True, tag_field="type", gc=False):
     pass
 
 
-class PickPain(Action, tag="pick_pain"):
+class PickPain(Action, frozen=True, tag="pick_pain"):
     suit: int
 
 
-class PickBid(Action, tag="pick_bid"):
+class PickBid(Action, frozen=True, tag="pick_bid"):
     bid: int
 
 
-class PickAbility(Action, tag="pick_ability"):
+class PickAbility(Action, frozen=True, tag="pick_ability"):
     ability: str
 
 
-class Play(Action, tag="play"):
+class Play(Action, frozen=True, tag="play"):
     card: int
     ability: str | None = None
     second: int | None = None  # Fire Breathing's second card (TT-9)
 
 
-class Egg(Action, tag="egg"):
+class Egg(Action, frozen=True, tag="egg"):
     pass
 
 
-class Sand(Action, tag="sand"):
+class Sand(Action, frozen=True, tag="sand"):
     pass
 
 

@@ -15,6 +15,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from engines.core import BotFactory
 from engines.tezuma_trick.actions import Egg, PickAbility, PickBid, PickPain, Sand
 from engines.tezuma_trick.cards import (
     ABILITY_IDS,
@@ -122,7 +123,8 @@ class HeuristicBot:
         pains = [a for a in legal if type(a) is PickPain]
         return min(pains, key=lambda a: self._pain_risk(hand, a.suit))
 
-    def _bid_value(self, view, hand, bid: int) -> float:
+    @staticmethod
+    def _bid_value(view, hand, bid: int) -> float:
         card = view.bid_cards[bid]
         estimate = expected_tricks(hand, view.players)
         lo, hi = min(card.tricks), max(card.tricks)
@@ -219,4 +221,4 @@ class HeuristicBot:
         return (1.0 - per_player) ** (after_me * (view.players - 1) / max(1, view.players - 1) * 0.9)
 
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot}
+BOTS: dict[str, BotFactory] = {"random": RandomBot, "heuristic": HeuristicBot}

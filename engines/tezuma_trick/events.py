@@ -15,7 +15,7 @@ class Event(msgspec.Struct, frozen=True, tag_field="type", gc=False):
     pass
 
 
-class Started(Event, tag="tt.started"):
+class Started(Event, frozen=True, tag="tt.started"):
     """The table. Private (blanked by `redact` for every viewer while the
     game runs; the final event reveals the seed): `seed`, `decks` (the deck
     order of every hand, drawn as "round-1".."round-n") and the face-up Bid
@@ -35,7 +35,7 @@ class Started(Event, tag="tt.started"):
     salt: str | None = None
 
 
-class HandDealt(Event, tag="tt.hand_dealt"):
+class HandDealt(Event, frozen=True, tag="tt.hand_dealt"):
     """A hand begins: the face-up Bid cards (indexes into options.bid_cards)
     and Ability cards (names), and 12 cards per seat; a viewer sees only its
     own hand (other seats: ())."""
@@ -47,28 +47,28 @@ class HandDealt(Event, tag="tt.hand_dealt"):
     hands: tuple[tuple[int, ...], ...]
 
 
-class PickedPain(Event, tag="tt.picked_pain"):
+class PickedPain(Event, frozen=True, tag="tt.picked_pain"):
     seat: int
     suit: int
 
 
-class PickedBid(Event, tag="tt.picked_bid"):
+class PickedBid(Event, frozen=True, tag="tt.picked_bid"):
     seat: int
     bid: int
 
 
-class PickedAbility(Event, tag="tt.picked_ability"):
+class PickedAbility(Event, frozen=True, tag="tt.picked_ability"):
     seat: int
     ability: str
 
 
-class EggDeclared(Event, tag="tt.egg_declared"):
+class EggDeclared(Event, frozen=True, tag="tt.egg_declared"):
     """Paper Egg (TT-7): the seat will play after every other player."""
 
     seat: int
 
 
-class Played(Event, tag="tt.played"):
+class Played(Event, frozen=True, tag="tt.played"):
     """A seat's play: one card, two with Fire Breathing (TT-9), none with
     Five-Color Sand (TT-10); `ability` is the ability declared with it."""
 
@@ -77,7 +77,7 @@ class Played(Event, tag="tt.played"):
     ability: str | None = None
 
 
-class TrickWon(Event, tag="tt.trick_won"):
+class TrickWon(Event, frozen=True, tag="tt.trick_won"):
     """`reason` says which rule decided (trump, high, sword_walking,
     five_color_sand); `next_leader` differs from `winner` after Chicks or
     Pail Dance (TT-13); `returned` is the Fire Breathing card that goes back
@@ -91,7 +91,7 @@ class TrickWon(Event, tag="tt.trick_won"):
     returned_to: int = -1
 
 
-class HandScored(Event, tag="tt.hand_scored"):
+class HandScored(Event, frozen=True, tag="tt.hand_scored"):
     """End of a hand: trick counts, pain counts (revealed now, TT-14), the
     hand's points (TT-2: bid points minus pain, never below 0) and totals."""
 
@@ -102,7 +102,7 @@ class HandScored(Event, tag="tt.hand_scored"):
     totals: tuple[int, ...]
 
 
-class GameEnded(Event, tag="tt.game_ended"):
+class GameEnded(Event, frozen=True, tag="tt.game_ended"):
     seed: int
     scores: tuple[float, ...]
     places: tuple[int, ...]

@@ -62,6 +62,7 @@ _PHASES = {DRAFT: DRAFTING, PLAY: PLAYING}
 LEADS_ONLY = 1 << CHICKS | 1 << PAIL_DANCE
 _FIRE = 1 << FIRE_BREATHING
 _SINGLE = tuple((card,) for card in range(48))
+_FREE_OF_FOLLOWING = (LINKING_RING, CUP_AND_BALL)  # a constant: no tuple built per test
 _QUEUES = {n: [seats_from(leader, n) for leader in range(n)] for n in (3, 4)}
 
 
@@ -144,6 +145,10 @@ class Lean:
         "scores",
     )
 
+    shown: set[int]  # cards a Fire Breathing play returned to a hand (TT-9)
+    queue: list[int]  # the seats still to act in this trick or draft, in order
+    plays: list[tuple[int, tuple[int, ...], int]]  # this trick's (seat, cards, ability)
+
     def __init__(self, players: int, options) -> None:
         self.players = players
         self.bid_cards = options.bid_cards  # named as on the view: the heuristic's draft reads it
@@ -225,10 +230,8 @@ class Lean:
                 return []
             seat = queue[0]
             hand, led = self.hands[seat], self.led
-            if led >= 0 and hand[led]:  # TT-6: must follow when able
-                playable = hand[led]
-            else:
-                playable = hand[0] + hand[1] + hand[2] + hand[3]
+            # TT-6: must follow when able
+            playable = hand[led] if led >= 0 and hand[led] else hand[0] + hand[1] + hand[2] + hand[3]
             # TT-7: uses left, one use per trick; TT-8: not these four when leading.
             if self.uses[seat] <= 0 or self.egged == seat:
                 return playable  # (may be a hand's own list: read it before the next `apply`)
@@ -249,7 +252,7 @@ class Lean:
                     for high in numbers[i + 1 :]
                     if SUIT_OF[low] == SUIT_OF[high]
                 ]
-            elif ability == LINKING_RING or ability == CUP_AND_BALL:  # free of the follow rule
+            elif ability in _FREE_OF_FOLLOWING:  # free of the follow rule
                 moves += [card | flag for cards in hand for card in cards]
             elif ability == BUTTERFLY_DANCE:  # TT-15: with a Trump
                 moves += [card | flag for card in playable if IS_TRUMP[card]]
@@ -281,7 +284,8 @@ class Lean:
                     return
                 if move != SAND:
                     return self._pick(move)
-                cards, ability = (), FIVE_COLOR_SAND  # TT-10: no card
+                cards: tuple[int, ...] = ()
+                ability = FIVE_COLOR_SAND  # TT-10: no card
             else:
                 cards, ability = _SINGLE[move], -1  # a plain play
         else:

@@ -92,8 +92,8 @@ def _pick(lean: Lean, seat: int, legal: list[int]) -> int:
     preferred ability, then the least risky Pain Suit."""
     hand = lean.hand(seat)
     bids = [move for move in legal if move <= BID]
-    if bids:  # `lean` has the view's `bid_cards` and `players`; `self` is unused
-        return max(bids, key=lambda move: HeuristicBot._bid_value(None, lean, hand, BID - move))
+    if bids:  # `lean` has the view's `bid_cards` and `players`
+        return max(bids, key=lambda move: HeuristicBot._bid_value(lean, hand, BID - move))
     abilities = [move for move in legal if BID < move <= ABILITY]
     if abilities:
         return min(abilities, key=_PREFERENCE.__getitem__)
@@ -156,7 +156,9 @@ def _play(lean: Lean, seat: int, legal: list[int]) -> int | None:
                         if unseen is None:
                             unseen = _unseen(lean, seat)
                         p_win = chances[key] = _hold_chance(n, value, led, after_me, unseen)
-                pain = pain_before + (SUIT_OF[card] == pain_suit) + (second >= 0 and SUIT_OF[second] == pain_suit)
+                pain: float = (
+                    pain_before + (SUIT_OF[card] == pain_suit) + (second >= 0 and SUIT_OF[second] == pain_suit)
+                )
                 if led == pain_suit:
                     pain += 0.6 * after_me
                 score = goal * p_win - 0.5 * pain * p_win
@@ -241,6 +243,8 @@ def lean_playout(state, seat: int, action, seed: int, options) -> tuple[float, i
         legal = lean.legal()
         if not legal:
             break
-        lean.apply(heuristic_move(lean, mover, legal))
+        # `legal` is not empty and holds a card to play, so there is a move: a
+        # fact about the list the types cannot carry (and no check in this loop).
+        lean.apply(heuristic_move(lean, mover, legal))  # type: ignore[arg-type]
     scores = lean.scores
     return scores[seat] - max(s for i, s in enumerate(scores) if i != seat), steps

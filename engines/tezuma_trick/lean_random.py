@@ -34,6 +34,7 @@ from engines.tezuma_trick.options import FACE_UP
 # and those offered as one move of their own (TT-10, TT-7).
 _WITH_EVERY_CARD = frozenset({SWORD_WALKING, WATER_TRICK, CHICKS, PAIL_DANCE, HORSE_SWALLOWING})
 _ALONE = {FIVE_COLOR_SAND: SAND, PAPER_EGG: EGG}
+_FREE_OF_FOLLOWING = (LINKING_RING, CUP_AND_BALL)  # a constant: no tuple built per test
 
 
 _FOUR_OR_FIVE = frozenset(card for card in range(48) if NUMBER_OF[card] in (4, 5))
@@ -61,7 +62,7 @@ def _card_at(playable, i: int) -> int:
 
 def shuffled(deck: list[int], draw) -> None:
     """A uniform shuffle in place by `draw()` keys, at a third of `rng.shuffle`'s cost."""
-    deck.sort(key=dict(zip(deck, iter(draw, 2.0))).__getitem__)  # (`draw` never returns 2.0)
+    deck.sort(key=dict(zip(deck, iter(draw, 2.0), strict=False)).__getitem__)  # (`draw` never returns 2.0)
 
 
 def lean_random_game(players: int, options, rng: random.Random) -> list[int]:
@@ -114,7 +115,7 @@ def lean_random_game(players: int, options, rng: random.Random) -> list[int]:
                     if i == count:
                         apply(_ALONE[ability])
                         continue
-                elif ability == LINKING_RING or ability == CUP_AND_BALL:  # and with every card in hand
+                elif ability in _FREE_OF_FOLLOWING:  # and with every card in hand
                     i = int(draw() * (count + len(hand[0]) + len(hand[1]) + len(hand[2]) + len(hand[3])))
                     if i >= count:
                         apply(_card_at(hand, i - count) | (ability + 1) << 6)

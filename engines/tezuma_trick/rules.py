@@ -11,9 +11,11 @@ resolution with its abilities already lives apart (tricks.py).
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable
+from typing import Any
 
 from engines.core import Chance, Ctx, OptionsError, Result, RuleError, places_from, settle
-from engines.tezuma_trick.actions import Egg, PickAbility, PickBid, PickPain, Play, Sand
+from engines.tezuma_trick.actions import Action, Egg, PickAbility, PickBid, PickPain, Play, Sand
 from engines.tezuma_trick.cards import (
     ABILITY_IDS,
     ABILITY_NAMES,
@@ -66,10 +68,8 @@ def start(players: int, options: Options, chance: Chance) -> list:
     decks = tuple(tuple(chance.shuffled(f"round-{hand}", deck)) for hand in range(1, players + 1))
     bid_ids = list(range(len(options.bid_cards)))
     ability_ids = list(range(len(ABILITY_NAMES)))
-    if options.redeal_each_hand:
-        keys = [f"-{hand}" for hand in range(1, players + 1)]
-    else:
-        keys = [""]  # TT-3: the same face-up cards every hand
+    # TT-3: without a redeal, the same face-up cards every hand
+    keys = [f"-{hand}" for hand in range(1, players + 1)] if options.redeal_each_hand else [""]
     bid_rows = tuple(tuple(chance.shuffled(f"bids{key}", bid_ids)[:face_up]) for key in keys)
     ability_rows = tuple(tuple(chance.shuffled(f"abilities{key}", ability_ids)[:face_up]) for key in keys)
     if len(keys) == 1:
@@ -210,7 +210,7 @@ def _legal_plays(state: State, seat: int) -> list:
     hand = state.hands[seat]
     led = state.led
     playable = _follow_cards(hand, led)
-    actions = [_PLAIN[card] for card in playable]
+    actions: list[Action] = [_PLAIN[card] for card in playable]
     ability = _usable_ability(state, seat)
     if ability == NO_ABILITY:
         return actions
@@ -355,7 +355,9 @@ def _decide_sand(state: State, seat: int, action: Sand) -> list:
     return _after_play(state, seat, (), FIVE_COLOR_SAND)
 
 
-_DECIDE = {
+# Keyed by the action's type; each handler takes its own type, which a table cannot
+# tie to its key, hence `Any`.
+_DECIDE: dict[type[Action], Callable[[State, int, Any], list]] = {
     PickPain: _decide_pick_pain,
     PickBid: _decide_pick_bid,
     PickAbility: _decide_pick_ability,

@@ -8,11 +8,15 @@ the head acting now (Paper Egg moves its user to the back, TT-7).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import msgspec
 
 from engines.tezuma_trick.cards import ABILITY_IDS, ABILITY_USES, NO_ABILITY, SUIT_OF
 from engines.tezuma_trick.events import (
     EggDeclared,
+    Event,
     GameEnded,
     HandDealt,
     HandScored,
@@ -242,7 +246,9 @@ def _game_ended(state: State, event: GameEnded) -> State:
     return replace(state, phase=OVER, places=event.places, winners=event.winners)
 
 
-_EVOLVE = {
+# Keyed by the event's type; a table cannot tie each key to its handler's
+# parameter type, so the handlers are called with `Any`.
+_EVOLVE: dict[type[Event], Callable[[Any, Any], State]] = {
     Started: _started,
     HandDealt: _hand_dealt,
     PickedPain: _picked_pain,
@@ -256,5 +262,5 @@ _EVOLVE = {
 }
 
 
-def evolve(state: State | None, event) -> State:
+def evolve(state: State | None, event: Event) -> State:
     return _EVOLVE[type(event)](state, event)

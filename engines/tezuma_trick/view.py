@@ -131,6 +131,8 @@ def moment(state: State | None, event):
     """A play's cards belong to the trick in play; a Fire Breathing card
     returned to a hand (TT-9) is public while it stays in that hand."""
     kind = type(event)
+    if state is None:  # before the first event, `Started`, which has no moment
+        return None
     if kind is Played:
         return (state.hand_no, state.trick_no)
     if kind is TrickWon and event.returned >= 0:
@@ -139,7 +141,7 @@ def moment(state: State | None, event):
 
 
 def moments(state: State) -> frozenset:
-    lasting = {(state.hand_no, state.trick_no)}
+    lasting: set[tuple[str | int, ...]] = {(state.hand_no, state.trick_no)}
     lasting.update(("shown", state.hand_no, card) for card in state.shown)
     return frozenset(lasting)
 

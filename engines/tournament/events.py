@@ -154,22 +154,22 @@ class Event(msgspec.Struct, frozen=True, tag_field="type", gc=False):
     pass
 
 
-class Created(Event, tag="tn.created"):
+class Created(Event, frozen=True, tag="tn.created"):
     settings: Settings
     at_ms: int = 0
 
 
-class Registered(Event, tag="tn.registered"):
+class Registered(Event, frozen=True, tag="tn.registered"):
     entrant: Entrant
     at_ms: int = 0
 
 
-class Withdrawn(Event, tag="tn.withdrawn"):
+class Withdrawn(Event, frozen=True, tag="tn.withdrawn"):
     entrant: str
     at_ms: int = 0
 
 
-class Started(Event, tag="tn.started"):
+class Started(Event, frozen=True, tag="tn.started"):
     """The field, seeding order first (house bots added by fill flagged kind="bot")."""
 
     entrants: tuple[Entrant, ...]
@@ -177,19 +177,19 @@ class Started(Event, tag="tn.started"):
     at_ms: int = 0
 
 
-class Cancelled(Event, tag="tn.cancelled"):
+class Cancelled(Event, frozen=True, tag="tn.cancelled"):
     reason: str  # a stable code: "too_few_entrants", "no_entrants", "by_organiser"
     message: str = ""
     at_ms: int = 0
 
 
-class RoundPaired(Event, tag="tn.round_paired"):
+class RoundPaired(Event, frozen=True, tag="tn.round_paired"):
     round: int
     tables: tuple[Table, ...]
     byes: tuple[str, ...] = ()  # sit this round out (swiss/round-robin: bye points; knockout: advance)
 
 
-class TableFinished(Event, tag="tn.table_finished"):
+class TableFinished(Event, frozen=True, tag="tn.table_finished"):
     round: int
     table: int
     game_id: str
@@ -198,11 +198,11 @@ class TableFinished(Event, tag="tn.table_finished"):
     forfeited: tuple[int, ...] = ()  # seats a house bot took over after their strikes
 
 
-class RoundEnded(Event, tag="tn.round_ended"):
+class RoundEnded(Event, frozen=True, tag="tn.round_ended"):
     round: int
 
 
-class Finished(Event, tag="tn.finished"):
+class Finished(Event, frozen=True, tag="tn.finished"):
     ranking: tuple[Placing, ...]
 
 

@@ -284,13 +284,16 @@ def _circle(ids: Sequence[str], rounds: int) -> list[tuple[list[list[str]], list
     for r in range(rounds):
         k = r % (m - 1)
         rot = [players[0]] + [players[1 + (i - k) % (m - 1)] for i in range(m - 1)]
-        tables, byes = [], []
+        tables: list[list[str]] = []
+        byes: list[str] = []
         for i in range(m // 2):
             a, b = rot[i], rot[m - 1 - i]
-            if a is None or b is None:
-                byes.append(a if b is None else b)
-            else:
+            if a is not None and b is not None:
                 tables.append([a, b])
+            elif a is not None:  # b is the bye's None (there is one None at most)
+                byes.append(a)
+            elif b is not None:
+                byes.append(b)
         out.append((tables, byes))
     return out
 

@@ -14,6 +14,7 @@ with its checks, as each game's rules.py holds its own.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -56,23 +57,23 @@ class Command(msgspec.Struct, frozen=True, tag_field="type"):
     pass
 
 
-class Create(Command, tag="tn.create"):
+class Create(Command, frozen=True, tag="tn.create"):
     settings: Settings
 
 
-class Register(Command, tag="tn.register"):
+class Register(Command, frozen=True, tag="tn.register"):
     entrant: Entrant
 
 
-class Withdraw(Command, tag="tn.withdraw"):
+class Withdraw(Command, frozen=True, tag="tn.withdraw"):
     entrant: str
 
 
-class Start(Command, tag="tn.start"):
+class Start(Command, frozen=True, tag="tn.start"):
     pass
 
 
-class RecordResult(Command, tag="tn.record_result"):
+class RecordResult(Command, frozen=True, tag="tn.record_result"):
     round: int
     table: int
     game_id: str
@@ -81,7 +82,7 @@ class RecordResult(Command, tag="tn.record_result"):
     forfeited: tuple[int, ...] = ()  # seats handed to a house bot after their strikes: already last in `places`
 
 
-class Cancel(Command, tag="tn.cancel"):
+class Cancel(Command, frozen=True, tag="tn.cancel"):
     reason: str = "by_organiser"
     message: str = ""
 
@@ -201,7 +202,8 @@ def fill_target(settings: Settings, registered: int) -> int:
 
 
 def bot_entrants(taken: set[str], count: int) -> list[Entrant]:
-    out, i = [], 0
+    out: list[Entrant] = []
+    i = 0
     while len(out) < count:
         i += 1
         if f"bot-{i}" not in taken:
@@ -267,7 +269,7 @@ def knockout_alive(state: State) -> list[str]:
     position = {e: i for i, e in enumerate(standing_order(state))}
     through = list(last.byes)
     rest = []
-    for table, result in zip(last.tables, last.results):
+    for table, result in zip(last.tables, last.results, strict=True):
         ranked = sorted(
             range(len(table.seats)), key=lambda seat_no: (result.places[seat_no], position[table.seats[seat_no]])
         )
@@ -325,7 +327,9 @@ def _cancel(state: State, c: Cancel, now_ms: int) -> list:
     return [Cancelled(reason=c.reason, message=c.message, at_ms=now_ms)]
 
 
-_DECIDERS = {
+# Keyed by the command's type; each handler takes its own type, which a table cannot
+# tie to its key, hence `Any`.
+_DECIDERS: dict[type[Command], Callable[[State, Any, int], list]] = {
     Register: _register,
     Withdraw: _withdraw,
     Start: _start,

@@ -105,8 +105,8 @@ def round_points(
                 for seat, entrant in enumerate(table.seats)
             }
         top = row[0] or 1.0
-        return {e: p / top for e, p in zip(table.seats, table_points(result.places, row))}
-    return dict(zip(table.seats, table_points(result.places, row)))
+        return {e: p / top for e, p in zip(table.seats, table_points(result.places, row), strict=True)}
+    return dict(zip(table.seats, table_points(result.places, row), strict=True))
 
 
 # --- tallies ----------------------------------------------------------------------

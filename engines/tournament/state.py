@@ -4,8 +4,8 @@ and table result, `standings(state)` ranks them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Literal
+from collections.abc import Callable, Iterable
+from typing import Any, Literal
 
 import msgspec
 from msgspec.structs import replace
@@ -14,6 +14,7 @@ from .events import (
     Cancelled,
     Created,
     Entrant,
+    Event,
     Finished,
     Placing,
     Registered,
@@ -131,7 +132,9 @@ def _finished(s: State, e: Finished) -> State:
     return replace(s, status="finished", ranking=e.ranking)
 
 
-_EVOLVE = {
+# Keyed by the event's type; a table cannot tie each key to its handler's
+# parameter type, so the handlers are called with `Any`.
+_EVOLVE: dict[type[Event], Callable[[Any, Any], State]] = {
     Created: _created,
     Registered: _registered,
     Withdrawn: _withdrawn,
@@ -144,7 +147,7 @@ _EVOLVE = {
 }
 
 
-def evolve(state: State | None, event) -> State:
+def evolve(state: State | None, event: Event) -> State:
     return _EVOLVE[type(event)](state, event)
 
 
