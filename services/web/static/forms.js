@@ -8,6 +8,7 @@ function next() {
   // "/\\host" and "/<tab>/host" as another site), the same rule as
   // services/web/redirects.py.
   const target = new URLSearchParams(window.location.search).get("next") || "/";
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (!target.startsWith("/") || /[\s\\\x00-\x1f\x7f]/.test(target)) return "/";
   const url = new URL(target, window.location.origin);
   return url.origin === window.location.origin ? url.pathname + url.search + url.hash : "/";

@@ -15,7 +15,6 @@ const statusLine = document.getElementById("table-status");
 let info = null; // the latest GET /api/v1/games/{id}
 let mod = null; // games/<game>.js
 let offsetMs = 0; // server clock minus ours: clocks count down by the server's time
-let stream = null;
 // After a move is sent, no button is enabled until the page shows the state
 // the move made (its version): a second click would act on a stale turn.
 let sending = false;
@@ -344,7 +343,7 @@ function openDialog(item, candidates) {
 // --- live updates -------------------------------------------------------------------
 
 function openStream() {
-  stream = follow(`/api/v1/games/${encodeURIComponent(gameId)}/stream`, {
+  follow(`/api/v1/games/${encodeURIComponent(gameId)}/stream`, {
     game(data) {
       logEvent(data.event, data.version);
       refresh();

@@ -52,7 +52,7 @@ export function contextFor(info, mod) {
 export function drawBoard(mod, view, info, ctx) {
   if (!view) return [h("p", { class: "hint" }, t("watch.nothing"))];
   if (mod && mod.board) {
-    try { return [mod.board(view, info, ctx)].flat(); } catch (err) { /* fall through to text */ }
+    try { return [mod.board(view, info, ctx)].flat(); } catch { /* fall through to text */ }
   }
   return [h("pre", { class: "view-text" }, JSON.stringify(view, null, 1))];
 }

@@ -121,7 +121,7 @@ export function moves(v, info, ctx) {
   return items;
 }
 
-export function describe(e, ctx, info) {
+export function describe(e, ctx) {
   const n = ctx.name;
   switch (e.type) {
     case "kt.started": return t("kt.ev.started", { dealer: n(e.first_dealer), high: highLow(e.high), order: order(e.order) });
