@@ -92,7 +92,7 @@ def check_history(game: Game, players: int, log: list, states: list, k: int) -> 
     past = game.past_cards(now)
     history = game.history(log[:k])
     assert len(history) == k
-    blanked = sum(1 for a, b in zip(history, log) if a != b)
+    blanked = sum(1 for a, b in zip(history, log, strict=False) if a != b)
     d = _deal_start(game, states, k)
     in_sight = game.revealed_cards(game.view(now, None))
     for viewer in [None, *range(players)]:

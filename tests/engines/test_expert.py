@@ -282,7 +282,9 @@ def test_an_expert_rebuilt_from_the_history_still_searches(name, players):
                 expert.observe(seen)
         scored = []
         playout_of = expert._playout
-        expert._playout = lambda *args: scored.append(playout_of(*args)) or scored[-1]
+        expert._playout = lambda *args, scored=scored, playout_of=playout_of: (
+            scored.append(playout_of(*args)) or scored[-1]
+        )
         assert expert.act(game.view(state, seat), legal, random.Random(1)) in legal
         assert scored and None not in scored and expert.errors == 0
         searched += 1

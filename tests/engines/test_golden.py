@@ -17,5 +17,5 @@ def test_golden_playthrough_is_unchanged(game):
     actual = msgspec.json.decode(msgspec.json.encode(playthrough(game)))
     assert actual["result"] == expected["result"]
     assert len(actual["steps"]) == len(expected["steps"])
-    for number, (got, want) in enumerate(zip(actual["steps"], expected["steps"])):
+    for number, (got, want) in enumerate(zip(actual["steps"], expected["steps"], strict=True)):
         assert got == want, f"{game.name}: step {number} differs"

@@ -35,7 +35,7 @@ def _same(lean: Lean, state) -> None:
     assert lean.hands == [list(hand) for hand in state.hands]
     assert lean.table == list(state.table)
     assert lean.free == list(state.free)
-    assert list(zip(lean.chosen, lean.keeps)) == list(state.choices)
+    assert list(zip(lean.chosen, lean.keeps, strict=True)) == list(state.choices)
     assert (lean.pool, lean.picks, lean.reserve) == (list(state.pool), list(state.picks), list(state.reserve))
 
 

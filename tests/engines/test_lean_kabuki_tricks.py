@@ -24,7 +24,7 @@ from tests.engines.expert_runs import clockless_run
 
 # Every player count with the options that change rules: KT-14's penalties,
 # KT-13's second seat after a dummy win.
-VARIANTS = [
+VARIANTS: list[tuple[int, dict[str, object]]] = [
     (2, {}),
     (2, {"second_after_dummy_win": "same_order", "failed_predictions": True}),
     (3, {}),

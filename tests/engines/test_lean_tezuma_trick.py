@@ -99,8 +99,11 @@ def _side_by_side(players: int, options, seed: int, bots: str) -> int:
         else:
             engine_legal = [move_of(a) for a in GAME.legal_actions(before, seat)]
             assert lean.legal() == engine_legal  # same moves, same order (the heuristic keeps the first best)
-            assert [move_of(action_of(m)) for m in engine_legal] == engine_legal
-            lean.apply(move_of(action))
+            # (the lean moves are the engine's, so each is an int: no None)
+            assert [move_of(action_of(m)) for m in lean.legal()] == engine_legal
+            move = move_of(action)
+            assert move is not None
+            lean.apply(move)
             moves += 1
             if lean.phase == DONE:
                 assert lean.scores == list(after.scores)  # the hand's scoring (TT-1, TT-2)

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from ch_helpers import I1, I2, I3, I4, Table, c
-from test_cahoots_rules import example_table
 
 from engines.cahoots import GAME
 from engines.cahoots.actions import Pick
@@ -14,6 +12,8 @@ from engines.cahoots.cards import VALUE_OF
 from engines.cahoots.events import Picked, TrickScored
 from engines.core import Ctx, OptionsError, RuleError
 from engines.playout import Playout
+from tests.engines.cahoots.ch_helpers import I1, I2, I3, I4, Table, c
+from tests.engines.cahoots.test_cahoots_rules import example_table
 
 
 def test_ch8_face_value_scoring_is_off_by_default_and_validated():
@@ -66,7 +66,7 @@ def test_ch8_random_games_keep_the_contract(players):
     for seed in range(15):
         deck = []
 
-        def check(before, seat, action, events, state):
+        def check(before, seat, action, events, state, deck=deck):
             cards = Counter(GAME.all_cards(state))
             if not deck:
                 deck.append(cards)

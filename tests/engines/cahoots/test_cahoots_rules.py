@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from ch_helpers import I1, I2, I3, I4, Table, c
 
 from engines.cahoots import GAME
 from engines.cahoots.actions import Keep, Kill, Pick, Play
@@ -14,6 +13,7 @@ from engines.cahoots.cards import CUPS, DECK, SUIT_OF, THREE_PLAYER_DECK, THREE_
 from engines.cahoots.events import Chose, Dealt, GameEnded, Started, TrickScored
 from engines.core import Chance, Ctx, RuleError
 from engines.playout import play_game
+from tests.engines.cahoots.ch_helpers import I1, I2, I3, I4, Table, c
 
 OPTIONS = GAME.make_options({})
 

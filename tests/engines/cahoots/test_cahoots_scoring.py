@@ -4,10 +4,10 @@ cases the table leaves to the general rule."""
 from __future__ import annotations
 
 import pytest
-from ch_helpers import I1, I2, I3, I4, c
 
 from engines.cahoots.cards import CLUBS, CUPS, DIAMONDS, HEARTS, IDENTITIES, SPADES, STARS
 from engines.cahoots.rules import pick_order, trick_points, winning_suits
+from tests.engines.cahoots.ch_helpers import I1, I2, I3, I4, c
 
 FOUR = (I1, I2, I3, I4)  # seat s holds identity I(s+1)
 

@@ -3,13 +3,12 @@ cards and scores are public; after the game everything is public."""
 
 from __future__ import annotations
 
-from ch_helpers import Table, c
-from test_cahoots_rules import example_table
-
 from engines.cahoots import GAME
 from engines.cahoots.events import Dealt, Started
 from engines.core import Chance
 from engines.playout import play_game
+from tests.engines.cahoots.ch_helpers import Table, c
+from tests.engines.cahoots.test_cahoots_rules import example_table
 
 OPTIONS = GAME.make_options({})
 

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import random
 
-from km_helpers import Table
-
 from engines.kabuki_masks import GAME
 from engines.kabuki_masks.actions import Place, Stop
 from engines.kabuki_masks.bots import MemoryBot, RandomBot
 from engines.playout import play_game
+from tests.engines.kabuki_masks.km_helpers import Table
 
 
 def seat_bot(table: Table, seat: int, bot_name: str = "memory", **options) -> MemoryBot:
     """A bot that has observed the whole log so far, redacted for its seat."""
     bot = GAME.bots[bot_name](seat, GAME.make_options(options))
+    assert isinstance(bot, MemoryBot)  # "memory" and "heuristic" both are
     for event in table.log:
         seen = GAME.redact(event, seat)
         if seen is not None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from km_helpers import IN_ORDER, Table, types
 
 from engines.core import Chance, OptionsError, RuleError
 from engines.kabuki_masks import GAME
@@ -13,6 +12,7 @@ from engines.kabuki_masks.actions import Place, Stop
 from engines.kabuki_masks.events import GameEnded, Placed, Revealed, RoundEnded, RoundStarted, Started, Stopped
 from engines.kabuki_masks.view import all_cards
 from engines.playout import Playout
+from tests.engines.kabuki_masks.km_helpers import IN_ORDER, Table, types
 
 
 def refused(table: Table, seat: int, action, now_ms: int = 10**9) -> str:
@@ -381,7 +381,7 @@ def test_km5a_heuristic_bots_challenge_a_known_match_on_the_last_card_at_a_zero_
 def test_km6_score_is_the_sum_of_tokens_over_three_rounds_ties_share_the_win():
     table = Table(2, stop_window_ms=0)
     banked = []
-    for round_number in (1, 2, 3):
+    for _round_number in (1, 2, 3):
         table.place(table.state.placer, 0)
         table.place(table.state.placer, 0)  # cards 0, 1: same mask, 1 match
         table.stop(table.state.last_seat ^ 1)

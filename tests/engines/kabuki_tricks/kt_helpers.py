@@ -10,12 +10,13 @@ from engines.kabuki_tricks.actions import Adjust, Deal, Direct, Joker, Play
 from engines.kabuki_tricks.cards import SUITS, card_id, deck_for
 from engines.kabuki_tricks.state import State
 
-G, P, O, B = "green", "purple", "orange", "blue"
+# Suit names by initial; orange is spelt out (a lone O reads as a zero).
+G, P, ORANGE, B = "green", "purple", "orange", "blue"
 
 
 def c(text: str) -> int:
     """'7P' / '10G' / '1B' / '8O' -> card id."""
-    suit = {"G": G, "P": P, "O": O, "B": B}[text[-1]]
+    suit = {"G": G, "P": P, "O": ORANGE, "B": B}[text[-1]]
     return card_id(suit, int(text[:-1]))
 
 
@@ -25,9 +26,9 @@ def deck_with(players: int, hands: dict[int, list[int]], dummy: list[int] | None
     wanted = [x for h in hands.values() for x in h] + list(dummy or [])
     pool = [x for x in deck_for(players) if x not in wanted]
     order: list[int] = []
-    seats = list(range(players)) + (["dummy"] if players == 2 else [])
+    seats: list[int | str] = list(range(players)) + (["dummy"] if players == 2 else [])
     for seat in seats:
-        hand = list(dummy or []) if seat == "dummy" else list(hands.get(seat, []))
+        hand = list(hands.get(seat, [])) if isinstance(seat, int) else list(dummy or [])
         while len(hand) < 7:
             hand.append(pool.pop(0))
         order.extend(hand)

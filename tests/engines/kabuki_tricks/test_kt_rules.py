@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from kt_helpers import B, G, O, P, Table, c
 
 from engines.core import Chance, Ctx, RuleError
 from engines.kabuki_tricks import GAME
@@ -13,6 +12,7 @@ from engines.kabuki_tricks.cards import JOKER, SUITS, deck_for
 from engines.kabuki_tricks.events import Dealt, Directed, JokerPlayed, Started, TrickWon
 from engines.kabuki_tricks.rules import DIRECT_ACTIONS
 from engines.kabuki_tricks.state import DIRECT, PLAY
+from tests.engines.kabuki_tricks.kt_helpers import ORANGE, B, G, P, Table, c
 
 
 def refused(table: Table, seat: int, action, code: str) -> None:
@@ -56,19 +56,19 @@ def test_kt10_round_1_config_is_drawn_in_start():
 
 
 def test_kt10_director_sets_any_configuration_unchanged_allowed():
-    table = Table(4, dealer=2, high=True, order=(G, P, O, B))
+    table = Table(4, dealer=2, high=True, order=(G, P, ORANGE, B))
     table.deal()
     assert table.state.phase == DIRECT and GAME.to_act(table.state) == {2}
     legal = GAME.legal_actions(table.state, 2)
     assert len(legal) == 48 and legal is DIRECT_ACTIONS
-    assert Direct(high=True, order=(G, P, O, B)) in legal  # unchanged is a legal choice
-    refused(table, 0, Direct(high=False, order=(B, O, P, G)), "not_your_turn")
-    refused(table, 2, Direct(high=False, order=(B, O, P, G, G)), "bad_action")
-    (directed,) = table.direct(high=False, order=(B, O, P, G))
+    assert Direct(high=True, order=(G, P, ORANGE, B)) in legal  # unchanged is a legal choice
+    refused(table, 0, Direct(high=False, order=(B, ORANGE, P, G)), "not_your_turn")
+    refused(table, 2, Direct(high=False, order=(B, ORANGE, P, G, G)), "bad_action")
+    (directed,) = table.direct(high=False, order=(B, ORANGE, P, G))
     assert isinstance(directed, Directed)
     assert table.state.phase == PLAY and table.state.turn == 2  # the dealer leads trick 1
     assert (table.state.high, table.state.order) == (False, (3, 2, 1, 0))
-    refused(table, 2, Direct(high=True, order=(G, P, O, B)), "wrong_phase")
+    refused(table, 2, Direct(high=True, order=(G, P, ORANGE, B)), "wrong_phase")
 
 
 def test_kt10_later_rounds_start_from_previous_end_configuration():
@@ -89,7 +89,7 @@ def test_rulebook_must_follow_example_5_players():
     hands = {0: [c("7P")], 1: [c("2P")], 2: [c("8G"), c("5P")], 3: [c("9P")], 4: [c("3P")]}
     table = Table(5, hands=hands, dealer=0)
     table.deal()
-    table.direct(high=True, order=(G, P, O, B))
+    table.direct(high=True, order=(G, P, ORANGE, B))
     table.play(0, "7P")
     table.play(1, "2P")
     refused(table, 2, Play(card=c("8G")), "must_follow_suit")
@@ -116,8 +116,8 @@ def _one_trick(cards: list[str], high: bool, order) -> int:
 
 def test_rulebook_trick_example_same_suit_high_and_low():
     cards = ["7P", "2P", "5P", "4P"]
-    assert _one_trick(cards, True, (G, P, O, B)) == 0  # 7 Purple wins, higher is stronger
-    assert _one_trick(cards, False, (G, P, O, B)) == 1  # 2 Purple would win with Low
+    assert _one_trick(cards, True, (G, P, ORANGE, B)) == 0  # 7 Purple wins, higher is stronger
+    assert _one_trick(cards, False, (G, P, ORANGE, B)) == 1  # 2 Purple would win with Low
 
 
 def test_rulebook_trick_example_strongest_suit_wins_kt5_led_suit_no_priority():
@@ -130,7 +130,7 @@ def test_rulebook_trick_example_strongest_suit_wins_kt5_led_suit_no_priority():
     }
     table = Table(4, hands=hands, dealer=0)
     table.deal()
-    table.direct(high=True, order=(G, P, B, O))
+    table.direct(high=True, order=(G, P, B, ORANGE))
     for seat, card in enumerate(["8O", "2G", "5P", "6B"]):
         events = table.play(seat, card)
     assert events[-1] == TrickWon(seat=1, cards=(c("8O"), c("2G"), c("5P"), c("6B")), next=1)
@@ -173,7 +173,7 @@ def test_kt4_joker_in_trick_7_is_legal_and_kt2_one_placement_per_round():
     jokers = [a for a in GAME.legal_actions(table.state, seat) if isinstance(a, Joker)]
     assert len(jokers) == 4 * 3 * 5  # free actors x predictions 1-3 (KT-1) x adjustments (KT-6)
     assert {a.prediction for a in jokers} == {1, 2, 3}
-    table.joker(seat, actor=O, prediction=2)
+    table.joker(seat, actor=ORANGE, prediction=2)
     assert table.state.predictions[seat] == 2 and table.state.placed[2] == seat
     # KT-2: no second Joker, no second placement
     assert table.state.hands[seat][-1] < JOKER
@@ -207,13 +207,13 @@ def test_kt6_swap_adjacent_actors_player_card_moves_with_actor():
     hands = {0: [c("7P"), c("1B")], 1: [c("2P"), c("2B")], 2: [c("5P"), c("3B")]}
     table = Table(3, hands=hands, dealer=0)
     table.deal()
-    table.direct(high=True, order=(G, P, O, B))
+    table.direct(high=True, order=(G, P, ORANGE, B))
     table.play(0, "7P")
     table.joker(1, actor=B, prediction=2, swap=2)  # orange <-> blue
-    assert tuple(SUITS[i] for i in table.state.order) == (G, P, B, O)
+    assert tuple(SUITS[i] for i in table.state.order) == (G, P, B, ORANGE)
     assert table.state.placed[SUITS.index(B)] == 1  # the Player card went with the Blue actor
     view = GAME.view(table.state, None)
-    assert view.seats[1].actor == B and view.order == (G, P, B, O)
+    assert view.seats[1].actor == B and view.order == (G, P, B, ORANGE)
     table.play(2, "5P")
     # next trick: adjustments are exactly null, flip, or swap 0..2 (never non-adjacent)
     table.play(0, "1B")
@@ -224,7 +224,7 @@ def test_kt6_swap_adjacent_actors_player_card_moves_with_actor():
     refused(table, 2, Joker(actor=G, prediction=1, adjust=Adjust()), "bad_adjust")
     refused(table, 2, Joker(actor=B, prediction=1), "actor_taken")
     table.joker(2, actor=G, prediction=1, swap=0)  # green <-> purple
-    assert tuple(SUITS[i] for i in table.state.order) == (P, G, B, O)
+    assert tuple(SUITS[i] for i in table.state.order) == (P, G, B, ORANGE)
 
 
 def test_kt7_fifth_joker_places_nothing_but_may_adjust():

@@ -3,7 +3,6 @@ KT-9, KT-12, KT-14; the Italian edition's complete scoring example)."""
 
 from __future__ import annotations
 
-from kt_helpers import B, G, O, P, c, end_state
 from msgspec.structs import replace
 
 from engines.kabuki_tricks import GAME
@@ -12,6 +11,7 @@ from engines.kabuki_tricks.events import GameEnded, RoundEnded
 from engines.kabuki_tricks.rules import score_round
 from engines.kabuki_tricks.state import OVER
 from engines.playout import play_game
+from tests.engines.kabuki_tricks.kt_helpers import ORANGE, B, G, P, c, end_state
 
 ANG, BETH, CHAD, DALILA, ELIOT = range(5)
 
@@ -25,8 +25,8 @@ def italian_example():
         finals=[c("3G"), c("5O"), c("2O"), c("9P"), JOKER + ELIOT],
         tricks=[1, 3, 1, 2, 0],
         predictions=[1, 3, 2, 2, None],
-        placed={G: ANG, P: DALILA, O: CHAD, B: BETH},
-        order=(G, P, O, B),
+        placed={G: ANG, P: DALILA, ORANGE: CHAD, B: BETH},
+        order=(G, P, ORANGE, B),
     )
 
 
@@ -39,7 +39,7 @@ def test_italian_scoring_example_fixture():
     assert (chad.tricks, chad.prediction, chad.suit) == (1, 0, 1)
     assert (dalila.tricks, dalila.prediction, dalila.suit) == (2, 2, 1)
     assert (eliot.tricks, eliot.prediction, eliot.joker) == (0, 0, 5)
-    assert ended.predictions == (1, 3, 2, 2, None) and ended.actors == (G, B, O, P, None)
+    assert ended.predictions == (1, 3, 2, 2, None) and ended.actors == (G, B, ORANGE, P, None)
 
 
 def test_kt8_tie_group_counts_wrong_cards_strongest_actor_scores_2():
@@ -50,8 +50,8 @@ def test_kt8_tie_group_counts_wrong_cards_strongest_actor_scores_2():
         finals=[c("1G"), c("2G"), c("3G"), c("4G")],
         tricks=[3, 1, 2, 1],
         predictions=[None, None, 2, 2],
-        placed={P: 3, O: 2},
-        order=(G, P, O, B),
+        placed={P: 3, ORANGE: 2},
+        order=(G, P, ORANGE, B),
     )
     assert [line.prediction for line in score_round(s).lines] == [0, 0, 1, 0]
     # the end order decides: with orange moved above purple, Chad's card is the strongest
@@ -80,7 +80,9 @@ def test_kt3_kept_joker_scores_5_only_with_zero_tricks_and_has_no_prediction():
 
 
 def test_kt14_failed_predictions_option():
-    kwargs = dict(finals=[c("1G"), c("2P"), JOKER + 2], tricks=[2, 5, 0], predictions=[1, 2, None], placed={O: 0, B: 1})
+    kwargs = dict(
+        finals=[c("1G"), c("2P"), JOKER + 2], tricks=[2, 5, 0], predictions=[1, 2, None], placed={ORANGE: 0, B: 1}
+    )
     off = score_round(end_state(3, **kwargs))
     on = score_round(end_state(3, options={"failed_predictions": True}, **kwargs))
     assert [x.failed for x in off.lines] == [0, 0, 0]

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from kt_helpers import Table, c
-
 from engines.kabuki_tricks import GAME
 from engines.kabuki_tricks.events import Dealt, Played, RoundEnded
 from engines.playout import play_game
+from tests.engines.kabuki_tricks.kt_helpers import Table, c
 
 DUMMY = 2
 

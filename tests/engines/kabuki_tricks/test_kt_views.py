@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from kt_helpers import B, Table, c
 
 from engines.core import Chance, OptionsError
 from engines.kabuki_tricks import GAME
@@ -11,6 +10,7 @@ from engines.kabuki_tricks.cards import player_card
 from engines.kabuki_tricks.events import Dealt, JokerPlayed, RoundEnded, Started
 from engines.kabuki_tricks.rules import start
 from engines.playout import Playout
+from tests.engines.kabuki_tricks.kt_helpers import B, Table, c
 
 
 def test_kt11_start_event_hides_seed_and_decks_from_everyone():

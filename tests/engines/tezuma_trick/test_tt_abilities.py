@@ -4,12 +4,12 @@ each, with the conflicts between abilities. Seat 0 (A) leads; B, C, D follow."""
 from __future__ import annotations
 
 import pytest
-from tt_helpers import c, cs, plays, table, with_, won
 
 from engines.core import Ctx, RuleError
 from engines.tezuma_trick import GAME
 from engines.tezuma_trick.actions import Egg, Play, Sand
 from engines.tezuma_trick.cards import ABILITY_IDS, ABILITY_USES
+from tests.engines.tezuma_trick.tt_helpers import c, cs, plays, table, with_, won
 
 
 def refused(state, seat, action) -> str:

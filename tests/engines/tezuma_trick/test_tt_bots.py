@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from tt_helpers import cs
 
 from engines.playout import Playout, play_game
 from engines.tezuma_trick import GAME
 from engines.tezuma_trick.bots import HeuristicBot, RandomBot, expected_tricks
 from engines.tezuma_trick.events import Played
+from tests.engines.tezuma_trick.tt_helpers import cs
 
 OPTIONS = GAME.make_options({})
 

@@ -5,13 +5,13 @@ engine; these tests pin what the engine does."""
 from __future__ import annotations
 
 import pytest
-from tt_helpers import c, cs, plays, table, with_, won
 
 from engines.core import Ctx, RuleError
 from engines.tezuma_trick import GAME
 from engines.tezuma_trick.actions import Play
 from engines.tezuma_trick.events import HandScored
 from engines.tezuma_trick.rules import pain_of
+from tests.engines.tezuma_trick.tt_helpers import c, cs, plays, table, with_, won
 
 
 def refused(state, seat, action) -> str:

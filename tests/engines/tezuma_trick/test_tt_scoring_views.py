@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from tt_helpers import OPTIONS, c, cs, plays, table, with_
 
 from engines.core import Chance, Ctx, RuleError
 from engines.playout import Playout, play_game
@@ -15,6 +14,7 @@ from engines.tezuma_trick.actions import Egg, PickAbility, PickBid, PickPain, Pl
 from engines.tezuma_trick.cards import ABILITY_NAMES
 from engines.tezuma_trick.events import GameEnded, HandDealt, HandScored, TrickWon
 from engines.tezuma_trick.state import OVER, SCORED
+from tests.engines.tezuma_trick.tt_helpers import OPTIONS, c, cs, plays, table, with_
 
 # Bids [0, 1, 2, 3] = {0: 5}, {0, 1, 2: 3}, {1, 2, 3: 3}, {2, 3: 4} (TT-1);
 # pains [0, 1, 2, 3] = butterflies, umbrellas, fans, masks.

@@ -4,11 +4,11 @@ with the rulebook's three trick examples as fixtures."""
 from __future__ import annotations
 
 import pytest
-from tt_helpers import c, plays, table, won
 
 from engines.core import Ctx, RuleError
 from engines.tezuma_trick import GAME
 from engines.tezuma_trick.actions import Play
+from tests.engines.tezuma_trick.tt_helpers import c, plays, table, won
 
 # Seat 0 (player A) leads; B, C, D are seats 1, 2, 3.
 

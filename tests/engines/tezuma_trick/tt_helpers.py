@@ -46,7 +46,7 @@ def table(
     spare = iter(
         name for name in ("many_umbrellas", "horse_swallowing", "water_trick", "chicks") if name not in abilities
     )
-    abilities = [name or next(spare) for name in abilities]
+    drafted = [name or next(spare) for name in abilities]
     bids = bids or list(range(n))
     pains = pains or list(range(n))
     started = Started(
@@ -62,18 +62,19 @@ def table(
         hand=1,
         dealer=dealer,
         bids=tuple(sorted(set(bids) | {7})),
-        abilities=tuple(abilities),
+        abilities=tuple(drafted),
         hands=tuple(cs(hand) for hand in hands),
     )
     state = GAME.fold([started, dealt])
-    for pick in range(3 * n):
+    for _pick in range(3 * n):
         seat = state.draft_order[state.pick_no]
+        action: PickPain | PickBid | PickAbility
         if state.pain[seat] < 0:
             action = PickPain(suit=pains[seat])
         elif state.bid[seat] < 0:
             action = PickBid(bid=bids[seat])
         else:
-            action = PickAbility(ability=abilities[seat])
+            action = PickAbility(ability=drafted[seat])
         state, _ = act(state, seat, action)
     return state
 

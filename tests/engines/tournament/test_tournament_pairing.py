@@ -9,7 +9,6 @@ import random
 from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from tournament_helpers import tournament
 
 from engines.tournament.pairing import (
     knockout_groups,
@@ -23,6 +22,7 @@ from engines.tournament.pairing import (
     swiss_groups,
     table_sizes,
 )
+from tests.engines.tournament.tournament_helpers import tournament
 
 
 def ids(n: int) -> list[str]:
@@ -175,7 +175,7 @@ def test_duplicate_groups_share_a_seed_and_rotate_seats(tables_count, k, round_n
     groups = [field[i : i + k] for i in range(0, len(field), k)]
     tables = seat(groups, round_no, seed=11, duplicate=True)
     by_group: dict[int, list] = {}
-    for t, members in zip(tables, groups):
+    for t, members in zip(tables, groups, strict=False):
         assert sorted(t.seats) == sorted(members)
         by_group.setdefault(t.group, []).append((t, members))
     assert len(by_group) == -(-tables_count // k)
@@ -268,7 +268,7 @@ def test_round_robin_evenness_beats_random_seating():
             rng.shuffle(order)
             sizes, _ = table_sizes(n, k, m)
             cut = list(itertools.accumulate(sizes))
-            naive.append(([order[a:b] for a, b in zip([0] + cut, cut)], []))
+            naive.append(([order[a:b] for a, b in zip([0] + cut, cut, strict=False)], []))
         assert counts.count(0) < pair_counts(field, naive).count(0)
 
 
@@ -315,7 +315,7 @@ def test_knockout_reaches_one_final_table(n, k, seed, data):
             nxt = history[history.index(record) + 1]
             nxt_field = {e for t in nxt.tables for e in t.seats} | set(nxt.byes)
             assert set(record.byes) <= nxt_field
-            for t, res in zip(record.tables, record.results):
+            for t, res in zip(record.tables, record.results, strict=True):
                 for s_, e in enumerate(t.seats):
                     beaten_by = sum(1 for p in res.places if p < res.places[s_])
                     if beaten_by >= advance and len(nxt_field) > m:

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from tournament_helpers import START, Run, people, settings, tournament
 
 from engines.core import OptionsError, RuleError
 from engines.tournament import (
@@ -37,6 +36,7 @@ from engines.tournament import (
 )
 from engines.tournament.pairing import meetings
 from engines.tournament.rules import fill_target
+from tests.engines.tournament.tournament_helpers import START, Run, people, settings, tournament
 
 
 def code_of(run: Run, command, now_ms: int = START) -> str:

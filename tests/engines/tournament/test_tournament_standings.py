@@ -4,7 +4,6 @@ batch recomputation of standings against the incremental fold."""
 from __future__ import annotations
 
 import pytest
-from tournament_helpers import settings, tournament
 
 from engines.tournament import Placing, RoundPaired, Table, TableFinished, fold, standings
 from engines.tournament.standings import (
@@ -17,6 +16,7 @@ from engines.tournament.standings import (
     table_points,
     tallies_from,
 )
+from tests.engines.tournament.tournament_helpers import settings, tournament
 
 
 def test_default_points_per_table_size():

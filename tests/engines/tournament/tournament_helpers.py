@@ -4,6 +4,7 @@ every table with seeded random results."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from engines.core import places_from
 from engines.tournament import (
@@ -13,20 +14,24 @@ from engines.tournament import (
     Register,
     Settings,
     Start,
+    State,
     decide,
     evolve,
 )
+from engines.tournament.events import Kind
 
 START = 100_000
 
 
 def settings(**overrides) -> Settings:
-    base = dict(game="kabuki-tricks", start_ms=START, opens_ms=0, table_size=4, rounds=3, max_entrants=64, seed=7)
+    base: dict[str, Any] = dict(
+        game="kabuki-tricks", start_ms=START, opens_ms=0, table_size=4, rounds=3, max_entrants=64, seed=7
+    )
     base.update(overrides)
     return Settings(**base)
 
 
-def people(n: int, kind: str = "human") -> list[Entrant]:
+def people(n: int, kind: Kind = "human") -> list[Entrant]:
     return [Entrant(id=f"p{i:02d}", name=f"Player {i}", kind=kind) for i in range(n)]
 
 
@@ -34,7 +39,7 @@ class Run:
     """Applies commands, keeping every event and the incremental state."""
 
     def __init__(self, s: Settings) -> None:
-        self.state = None
+        self.state: State | None = None
         self.events: list = []
         self.do(Create(settings=s), 0)
 
@@ -52,25 +57,31 @@ class Run:
     def start(self) -> list:
         return self.do(Start(), START)
 
+    @property
+    def created(self) -> State:
+        """The state, there once `__init__` has created the tournament."""
+        assert self.state is not None
+        return self.state
+
     def result(self, table, rng: random.Random) -> RecordResult:
         scores = [rng.randint(0, 6) for _ in table.seats]
         return RecordResult(
-            round=self.state.round,
+            round=self.created.round,
             table=table.table,
-            game_id=f"g-{self.state.round}-{table.table}",
+            game_id=f"g-{self.created.round}-{table.table}",
             places=tuple(places_from(scores)),
             scores=tuple(float(x) for x in scores),
         )
 
     def play_round(self, rng: random.Random) -> None:
-        for table in self.state.tables:
-            if table.table not in self.state.results:
+        for table in self.created.tables:
+            if table.table not in self.created.results:
                 self.do(self.result(table, rng), START + 1000)
 
     def play_out(self, seed: int = 0, max_rounds: int = 50) -> None:
         rng = random.Random(seed)
         for _ in range(max_rounds):
-            if self.state.status != "running":
+            if self.created.status != "running":
                 return
             self.play_round(rng)
         raise AssertionError("the tournament did not finish")
