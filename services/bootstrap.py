@@ -9,7 +9,7 @@ infra; engines import nothing of services."""
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import asyncpg
 import redis.asyncio as aioredis
@@ -35,6 +35,7 @@ from services.infra import logs
 from services.infra.db import create_pool
 from services.infra.eventstore import EventStore
 from services.infra.fanout import Hub, Publisher
+from services.infra.outages import OUTAGES, POSTGRES, REDIS, quiet_library_outages
 from services.infra.leases import Leases
 from services.infra.scheduler import Scheduler
 from services.infra.watchers import Watchers
@@ -61,12 +62,16 @@ class Runtime:
     agent_dispatch: AgentDispatch
     watchers: Watchers  # spectator counts
     agent_caller: object | None = None  # a worker's AgentCaller (workers/agent_calls.py), built on first use
+    # While a server is down, these ask it whether it is back (services/infra/outages.py).
+    outage_probes: list = field(default_factory=list)
 
     @classmethod
     async def open(cls, settings: Settings) -> Runtime:
         return await open_runtime(settings)
 
     async def close(self) -> None:
+        for unregister in self.outage_probes:
+            unregister()
         await self.bots.close()
         await self.timers.close()
         await self.watchers.close()
@@ -84,9 +89,9 @@ async def open_runtime(settings: Settings) -> Runtime:
     redis = aioredis.from_url(redis_url)
     store = EventStore(pool)
     publisher = Publisher(redis)
-    hub = Hub(redis, store, settings.resync_interval_s)
+    hub = Hub(redis, store, settings.resync_interval_s, latest_capacity=4 * settings.table_cache_size)
     publisher.local = hub.deliver  # this process's own commits reach its SSE clients without a Redis round trip
-    tables = TableCache(pool, store)
+    tables = TableCache(pool, store, settings.table_cache_size, settings.finished_table_linger_s)
     games = GameService(
         pool, store, publisher, tables, known_version=hub.latest_version, recheck_s=settings.resync_interval_s
     )
@@ -109,6 +114,7 @@ async def open_runtime(settings: Settings) -> Runtime:
             timers.on_commit,
             tournaments.on_game_commit,
             agent_dispatch.on_commit,
+            tables.on_commit,  # last: a finished table leaves memory soon after
         ]
     )
     runtime = Runtime(
@@ -130,6 +136,11 @@ async def open_runtime(settings: Settings) -> Runtime:
         agent_dispatch=agent_dispatch,
         watchers=Watchers(redis),
     )
+    quiet_library_outages(OUTAGES)
+    runtime.outage_probes = [
+        OUTAGES.probe(POSTGRES, lambda: pool.fetchval("SELECT 1")),
+        OUTAGES.probe(REDIS, redis.ping),
+    ]
     hub.start()
     in_play = await tables_in_play(games)  # mid-game when a process stopped
     bots.resume(in_play)

@@ -46,6 +46,11 @@ class Settings:
     # Unset: one is drawn once and kept in PostgreSQL (services/app/accounts.py).
     session_secret: str | None = None
     pool_size: int = 10
+    # Tables a process keeps in memory (the least recently used goes past it),
+    # and how long a finished one stays before it goes (it can be read again
+    # from the log): what a process holds must not grow with the games played.
+    table_cache_size: int = 5_000
+    finished_table_linger_s: float = 30.0
     # Push and pull agents (HANAMICHI_AGENT_*, HANAMICHI_ALLOW_*_AGENTS).
     agents: AgentSettings = field(default_factory=AgentSettings)
     # A worker's poll of its queue: bounds the delay before a push agent is called.
@@ -79,6 +84,8 @@ class Settings:
             table_bot_delay_ms=int(env.get("HANAMICHI_TABLE_BOT_DELAY_MS", "700")),
             session_secret=env.get("HANAMICHI_SESSION_SECRET") or None,
             pool_size=int(env.get("HANAMICHI_PG_POOL", "10")),
+            table_cache_size=int(env.get("HANAMICHI_TABLE_CACHE", "5000")),
+            finished_table_linger_s=float(env.get("HANAMICHI_FINISHED_TABLE_LINGER_S", "30")),
             agents=agent_settings(env),
             worker_poll_ms=int(env.get("HANAMICHI_WORKER_POLL_MS", "5")),
             spectator_buffer_bytes=int(env.get("HANAMICHI_SSE_SPECTATOR_BUFFER_BYTES", str(256 * 1024))),

@@ -35,6 +35,7 @@ from services.app.games.service import now_ms
 from services.app.games.turns import chance_now, opens_at
 from services.infra import keys as K
 from services.infra import metrics
+from services.infra.outages import OUTAGES
 from workers.agent_post import OptionalAnswer, agent_client, post_to_agent
 
 log = logging.getLogger("hanamichi.agent_calls")
@@ -71,8 +72,9 @@ class AgentCaller:
                 await self.offer(game_id, version, seat)
             else:
                 await self.call(game_id, version, seat, committed_ms)
-        except Exception:
-            log.exception("agent call %s@%s seat %s failed", game_id, version, seat)
+        except Exception as exc:
+            if not OUTAGES.failed(exc, "agent calls"):
+                log.exception("agent call %s@%s seat %s failed", game_id, version, seat)
 
     async def _at(self, game_id: str, version: int):
         """The table, if it is still at `version` and in play."""

@@ -16,6 +16,7 @@ from services.bootstrap import open_worker
 from services.config import Settings
 from services.infra import keys as K
 from services.infra.metrics import serve_for_worker, timed_job
+from services.infra.outages import OUTAGES, REDIS
 from services.infra.scheduler import redis_settings
 from workers.agent_calls import close_caller
 from workers.jobs import FUNCTIONS, reconcile
@@ -58,14 +59,13 @@ class ResilientWorker(Worker):
         try:
             await super()._poll_iteration()
         except REDIS_DOWN as exc:
-            if self._down_since is None:
-                self._down_since = time.monotonic()
-                log.warning("Redis unreachable (%s: %s); retrying with backoff", type(exc).__name__, exc)
+            OUTAGES.failed(exc, "job polling; retrying with backoff", REDIS)
+            self._down_since = self._down_since or time.monotonic()
             await asyncio.sleep(self._backoff_s)
             self._backoff_s = min(BACKOFF_MAX_S, self._backoff_s * 2)
             return
         if self._down_since is not None:
-            log.warning("Redis is back after %.1f s; the worker carries on", time.monotonic() - self._down_since)
+            OUTAGES.ok("job polling; retrying with backoff", REDIS)
             self._down_since, self._backoff_s = None, 0.1
 
 

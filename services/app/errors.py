@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engines.core import RuleError
+from services.infra.outages import POSTGRES, REDIS
 
 
 class ServiceError(Exception):
@@ -64,29 +65,17 @@ def refused(err: RuleError, **extra: object) -> ServiceError:
 RETRY_AFTER_S = 2
 
 
-def outage_types() -> dict[type[BaseException], str]:
-    """Exception types that mean a backing server is unreachable or refusing
-    work for now, with the dependency each one names."""
-    import asyncpg.exceptions as pg
-    import redis.exceptions as rd
-
-    return {
-        # Connection refused or reset, DNS, connect timeouts (asyncpg raises these raw).
-        OSError: "the database",
-        pg.PostgresConnectionError: "the database",  # class 08, and a connection lost mid-query
-        pg.OperatorInterventionError: "the database",  # class 57: shutting down, starting up, cancelled
-        pg.InsufficientResourcesError: "the database",  # class 53: too many connections, disk full
-        rd.ConnectionError: "the message broker",
-        rd.TimeoutError: "the message broker",
-    }
+_NAMED = {POSTGRES: "the database", REDIS: "the message broker"}
 
 
 def unavailable_body(dependency: str) -> dict[str, str]:
+    """The 503 body for an outage of `dependency` (POSTGRES or REDIS; which
+    errors are an outage: services/infra/outages.py)."""
     # One code for both servers: either way the client waits and retries
     # (a command retried with its command_id is applied at most once).
     return {
         "code": "storage_unavailable",
-        "message": f"{dependency} is unavailable for a moment; retry in {RETRY_AFTER_S} s",
+        "message": f"{_NAMED.get(dependency, dependency)} is unavailable for a moment; retry in {RETRY_AFTER_S} s",
     }
 
 

@@ -11,7 +11,7 @@ from litestar import Litestar, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.middleware import DefineMiddleware
 
-from services.app.errors import RETRY_AFTER_S, SEED_REFUSED, ServiceError, outage_types, unavailable_body
+from services.app.errors import RETRY_AFTER_S, SEED_REFUSED, ServiceError, unavailable_body
 from services.app.players import NAME_INDEX, name_taken
 from services.config import Settings
 from services.http.api_docs import document_routes, openapi_with_security
@@ -30,6 +30,7 @@ from services.http.routes.verify import ROUTES as VERIFY_ROUTES
 from services.http.routes.watch import ROUTES as WATCH_ROUTES
 from services.http.sessions import SessionMiddleware
 from services.infra.metrics import metrics_route
+from services.infra.outages import OUTAGES, outage_of
 from services.web.pages import ROUTES as PAGE_ROUTES
 from services.web.pages import static_router
 from services.web.pages_watch import ROUTES as WATCH_PAGES
@@ -53,15 +54,9 @@ def _service_error(request: Request, exc: ServiceError) -> Response:
     return Response({"code": exc.code, "message": exc.message, **exc.extra}, status_code=exc.status, headers=headers)
 
 
-_OUTAGES = outage_types()
-
-
-def _outage(request: Request, exc: Exception) -> Response:
-    # PostgreSQL or Redis down: a 503 to retry, not a 500.
-    dependency = next((_OUTAGES[k] for k in type(exc).__mro__ if k in _OUTAGES), "a backing server")
-    log.warning(
-        "%s %s: %s is unavailable (%s: %s)", request.method, request.url.path, dependency, type(exc).__name__, exc
-    )
+def _outage(dependency: str) -> Response:
+    # PostgreSQL or Redis down: a 503 to retry, not a 500. Logged once per
+    # outage (services/infra/outages.py), not once per request.
     return Response(unavailable_body(dependency), status_code=503, headers={"Retry-After": str(RETRY_AFTER_S)})
 
 
@@ -120,6 +115,9 @@ def _name_in(exc: asyncpg.UniqueViolationError) -> str:
 
 
 def _internal_error(request: Request, exc: Exception) -> Response:
+    dependency = outage_of(exc)
+    if dependency is not None and OUTAGES.failed(exc, "API requests", dependency):
+        return _outage(dependency)
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return Response({"code": "internal_error", "message": "something went wrong on our side"}, status_code=500)
 
@@ -169,7 +167,6 @@ def build_app(settings: Settings, lifespan) -> Litestar:
             HTTPException: _http_error,
             RecursionError: _too_deep,
             asyncpg.UniqueViolationError: _unique_violation,
-            **{kind: _outage for kind in _OUTAGES},
             Exception: _internal_error,
         },
         openapi_config=openapi_with_security(openapi_config()),

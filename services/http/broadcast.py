@@ -30,6 +30,7 @@ from litestar.response import ServerSentEventMessage
 from services.app.games import embargo, queries
 from services.http.sse import KEEPALIVE
 from services.infra import metrics
+from services.infra.outages import OUTAGES
 from services.infra.watchers import Watching
 
 log = logging.getLogger("hanamichi.broadcast")
@@ -176,7 +177,8 @@ class Feed:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # PostgreSQL down: the streams end, clients resume with Last-Event-ID
-            log.warning("spectator feed of %s ended: %s", table.game_id, exc)
+            if not OUTAGES.failed(exc, "spectator feeds; clients resume with Last-Event-ID"):
+                log.warning("spectator feed of %s ended: %s", table.game_id, exc)
         finally:
             if not self.closed:
                 self._close()

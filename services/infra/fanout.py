@@ -27,6 +27,7 @@ import redis.asyncio as aioredis
 from services.infra import keys as K
 from services.infra import metrics
 from services.infra.eventstore import EventStore
+from services.infra.outages import OUTAGES
 
 log = logging.getLogger("hanamichi.fanout")
 
@@ -83,9 +84,11 @@ class Publisher:
                             )
                         await pipe.execute()
                     metrics.lag(metrics.COMMIT_TO_PUBLISH, queued, time.perf_counter())
+                    OUTAGES.ok("fan-out publish")
                 except Exception as exc:  # Redis down: subscribers catch up from PostgreSQL
                     self.failures += 1
-                    log.warning("fan-out publish failed (%s); readers will resync from PostgreSQL", exc)
+                    if not OUTAGES.failed(exc, "fan-out publish; readers resync from PostgreSQL"):
+                        log.warning("fan-out publish failed (%s); readers will resync from PostgreSQL", exc)
 
     async def close(self) -> None:
         if self._task is not None:
@@ -148,7 +151,9 @@ class Subscription:
 
 
 class Hub:
-    def __init__(self, redis: aioredis.Redis, store: EventStore, resync_interval_s: float = 1.0) -> None:
+    def __init__(
+        self, redis: aioredis.Redis, store: EventStore, resync_interval_s: float = 1.0, latest_capacity: int = 20_000
+    ) -> None:
         self.redis = redis
         self.store = store
         self.resync_interval_s = resync_interval_s
@@ -156,8 +161,12 @@ class Hub:
         self._tasks: list[asyncio.Task] = []
         # The newest version each stream is known to have reached, from every
         # notice this process read: readers refresh a cached table from
-        # PostgreSQL only when another process has moved it on.
+        # PostgreSQL only when another process has moved it on. The streams
+        # noticed least recently go past `latest_capacity` (every game ever
+        # played passes through here): a copy left behind by a forgotten
+        # notice is still caught up by the readers' periodic re-check.
         self.latest: dict[str, int] = {}
+        self.latest_capacity = latest_capacity
         self.ending = False
         # Each table's spectator feed in this process (services.http.broadcast).
         self.feeds: dict = {}
@@ -226,6 +235,12 @@ class Hub:
     def latest_version(self, stream_id: str) -> int:
         return self.latest.get(stream_id, 0)
 
+    def _noticed(self, stream_id: str, version: int) -> None:
+        self.latest.pop(stream_id, None)  # to the end: the dict's order is how recently each was noticed
+        self.latest[stream_id] = version
+        while len(self.latest) > self.latest_capacity:
+            del self.latest[next(iter(self.latest))]
+
     @property
     def subscriber_count(self) -> int:
         return sum(len(s) for s in self._subs.values())
@@ -242,10 +257,12 @@ class Hub:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("fan-out read failed (%s); retrying, readers resync from PostgreSQL", exc)
+                if not OUTAGES.failed(exc, "fan-out read; readers resync from PostgreSQL"):
+                    log.warning("fan-out read failed (%s); retrying, readers resync from PostgreSQL", exc)
                 last_id = "$"
                 await asyncio.sleep(0.2)
                 continue
+            OUTAGES.ok("fan-out read; readers resync from PostgreSQL")
             if not reply:
                 # Redis restarted or flushed: ids may restart below ours.
                 if not await self.redis.exists(K.FANOUT_STREAM):
@@ -258,7 +275,7 @@ class Hub:
                     stream_id = fields[K.F_STREAM.encode()].decode()
                     last = int(fields[K.F_LAST.encode()])
                     if last > self.latest.get(stream_id, 0):
-                        self.latest[stream_id] = last
+                        self._noticed(stream_id, last)
                     if stream_id in self._subs:
                         self.deliver(Notice(stream_id, int(fields[K.F_FIRST.encode()]), last))
 
@@ -272,12 +289,14 @@ class Hub:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("resync query failed: %s", exc)
+                if not OUTAGES.failed(exc, "fan-out resync"):
+                    log.warning("resync query failed: %s", exc)
                 continue
+            OUTAGES.ok("fan-out resync")
             for stream_id, version in versions.items():
                 # What PostgreSQL says counts as a notice too: a copy behind it
                 # catches up (services/app/games/service.py), even if Redis lost the entry.
                 if version > self.latest.get(stream_id, 0):
-                    self.latest[stream_id] = version
+                    self._noticed(stream_id, version)
                 # A bare notice: subscribers behind `version` read the gap from PostgreSQL.
                 self.deliver(Notice(stream_id, version, version))

@@ -30,6 +30,8 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily
 
+from services.infra.outages import OUTAGES
+
 log = logging.getLogger("hanamichi.metrics")
 
 _FAST = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
@@ -116,6 +118,11 @@ async def sse_stream(kind: str, messages: AsyncIterator) -> AsyncIterator:
     try:
         async for message in messages:
             yield message
+    except Exception as exc:
+        # PostgreSQL or Redis went away mid-stream (a catch-up read): the
+        # stream ends, and the client resumes with Last-Event-ID.
+        if not OUTAGES.failed(exc, f"{kind} streams; clients resume with Last-Event-ID"):
+            raise
     finally:
         gauge.dec()
         aclose = getattr(messages, "aclose", None)

@@ -10,6 +10,7 @@ import logging
 from arq.connections import ArqRedis, RedisSettings
 
 from services.infra import keys as K
+from services.infra.outages import OUTAGES
 
 log = logging.getLogger("hanamichi.scheduler")
 
@@ -33,7 +34,10 @@ class Scheduler:
         try:
             await self.arq.enqueue_job(job, *args, _job_id=job_id, _defer_by=max(0.0, delay_s), _queue_name=K.ARQ_QUEUE)
         except Exception as exc:  # Redis down: the workers' reconcile sweep catches up
-            log.warning("could not enqueue %s (%s): %s", job, job_id, exc)
+            if not OUTAGES.failed(exc, "job enqueue; the reconcile sweep catches up"):
+                log.warning("could not enqueue %s (%s): %s", job, job_id, exc)
+            return
+        OUTAGES.ok("job enqueue; the reconcile sweep catches up")
 
     async def close(self) -> None:
         await self.arq.aclose()

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 import redis.asyncio as aioredis
 
 from services.infra import keys as K
+from services.infra.outages import OUTAGES
 
 log = logging.getLogger("hanamichi.watchers")
 
@@ -67,10 +68,12 @@ class Watchers:
             self._changed.clear()
             try:
                 await self.flush()
+                OUTAGES.ok("spectator counts written")
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # Redis down: counts are stale until it is back
-                log.warning("spectator counts not written (%s)", exc)
+                if not OUTAGES.failed(exc, "spectator counts written"):
+                    log.warning("spectator counts not written (%s: %s)", type(exc).__name__, exc)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), self.refresh_s)
             # Many streams opening at once (a popular table) make one write.
@@ -119,8 +122,10 @@ class Watchers:
                     pipe.hmget(key, game_ids)
                 replies = await pipe.execute()
         except Exception as exc:
-            log.warning("spectator counts not read (%s)", exc)
+            if not OUTAGES.failed(exc, "spectator counts read"):
+                log.warning("spectator counts not read (%s: %s)", type(exc).__name__, exc)
             return None
+        OUTAGES.ok("spectator counts read")
         totals = {g: 0 for g in game_ids}
         for reply in replies:
             for g, n in zip(game_ids, reply, strict=True):

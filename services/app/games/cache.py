@@ -1,11 +1,19 @@
 """This process's live tables by game id (services/app/games/tables.py),
 each loaded once from PostgreSQL: its lobby record, its log folded, its
-command outcomes decoded."""
+command outcomes decoded.
+
+Bounded twice: a finished table leaves memory `finished_linger_s` after it
+is seen to end (a late read loads it again from the log, which it no longer
+changes), and past `capacity` tables the least recently used one goes. A
+long-running process plays an ever growing number of games; what it holds
+must not grow with them."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 
 import asyncpg
 import msgspec
@@ -17,22 +25,63 @@ from services.infra.eventstore import EventStore
 
 
 class TableCache:
-    """Live tables by game id, least recently used evicted past `capacity`."""
+    """Live tables by game id: finished ones dropped soon after they end,
+    the least recently used evicted past `capacity`."""
 
-    def __init__(self, pool, store: EventStore, capacity: int = 20_000) -> None:
+    def __init__(
+        self,
+        pool,
+        store: EventStore,
+        capacity: int = 5_000,
+        finished_linger_s: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.pool = pool
         self.store = store
         self.capacity = capacity
+        self.finished_linger_s = finished_linger_s
+        self.clock = clock
         self._tables: OrderedDict[str, Table] = OrderedDict()
         self._loading: dict[str, asyncio.Future] = {}
+        self._finished: OrderedDict[str, float] = OrderedDict()  # game id -> when it may leave memory
+
+    def __len__(self) -> int:
+        return len(self._tables)
 
     def forget(self, game_id: str) -> None:
         self._tables.pop(game_id, None)
+        self._finished.pop(game_id, None)
+
+    def on_commit(self, table: Table, events) -> None:
+        """A commit of this process: a table it ended leaves memory soon."""
+        if table.over:
+            self._ended(table.game_id)
+
+    def _ended(self, game_id: str) -> None:
+        if game_id not in self._finished:
+            self._finished[game_id] = self.clock() + self.finished_linger_s
+
+    def _drop_finished(self) -> None:
+        now = self.clock()
+        while self._finished:
+            game_id, due = next(iter(self._finished.items()))
+            if due > now:
+                return
+            del self._finished[game_id]
+            table = self._tables.get(game_id)
+            if table is not None and _busy(table):
+                self._finished[game_id] = now + self.finished_linger_s  # a command or its driver still runs
+            elif table is not None:
+                del self._tables[game_id]
 
     async def get(self, game_id: str) -> Table:
+        if self._finished:
+            self._drop_finished()
         table = self._tables.get(game_id)
         if table is not None:
             self._tables.move_to_end(game_id)
+            if table.over:  # ended in another process: its copy here caught up
+                self._ended(game_id)
             return table
         pending = self._loading.get(game_id)
         if pending is None:
@@ -42,12 +91,15 @@ class TableCache:
             finally:
                 del self._loading[game_id]
             self._tables[game_id] = table
+            if table.over:
+                self._ended(game_id)
             while len(self._tables) > self.capacity:
                 old_id, old = next(iter(self._tables.items()))
-                if old.runtime.lock.locked() or (old.runtime.driver and not old.runtime.driver.done()):
+                if _busy(old):
                     self._tables.move_to_end(old_id)
                     break
                 self._tables.popitem(last=False)
+                self._finished.pop(old_id, None)
             return table
         return await pending
 
@@ -88,6 +140,11 @@ class TableCache:
         table.apply_stored(await self.store.read(game_id))
         table.take_commands(decode_outcomes(await self.store.commands_of(game_id)))
         return table
+
+
+def _busy(table: Table) -> bool:
+    runtime = table.runtime
+    return runtime.lock.locked() or bool(runtime.driver and not runtime.driver.done())
 
 
 def holder_from_row(r) -> SeatHolder:

@@ -34,6 +34,7 @@ from services.app.games.service import GameService, now_ms
 from services.app.games.tables import Table
 from services.infra import keys as K
 from services.infra.leases import Lease, Leases
+from services.infra.outages import OUTAGES
 
 log = logging.getLogger("hanamichi.housebots")
 
@@ -225,7 +226,8 @@ class HouseBots:
         return None
 
     def _driver_failed(self, table: Table, exc: Exception) -> None:
-        log.warning(
-            "house bot driver for %s failed (%s: %s); starting it again", table.game_id, type(exc).__name__, exc
-        )
+        if not OUTAGES.failed(exc, "house bot drivers; each starts again"):
+            log.warning(
+                "house bot driver for %s failed (%s: %s); starting it again", table.game_id, type(exc).__name__, exc
+            )
         self._failed(table)

@@ -32,6 +32,7 @@ from engines.core import Ctx
 from services.app.games.service import GameService, now_ms
 from services.app.games.tables import Table
 from services.infra.background import spawn
+from services.infra.outages import OUTAGES
 
 log = logging.getLogger("hanamichi.timers")
 
@@ -168,7 +169,8 @@ class Timers:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log.warning("timer for %s failed (%s: %s); starting it again", game_id, type(exc).__name__, exc)
+            if not OUTAGES.failed(exc, "table timers; each starts again"):
+                log.warning("timer for %s failed (%s: %s); starting it again", game_id, type(exc).__name__, exc)
             self._failed(game_id)
 
     def _failed(self, game_id: str) -> None:
@@ -184,7 +186,8 @@ class Timers:
             try:
                 self.kick(await self.games.load(game_id))
             except Exception as exc:  # still down: later, with a longer backoff
-                log.warning("timer for %s not restarted yet (%s)", game_id, exc)
+                if not OUTAGES.failed(exc, "table timers; each starts again"):
+                    log.warning("timer for %s not restarted yet (%s)", game_id, exc)
                 self._failed(game_id)
 
         spawn(again())

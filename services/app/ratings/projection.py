@@ -14,6 +14,7 @@ import msgspec
 from openskill.models import PlackettLuce
 
 from services.app.games.events import GameFinished
+from services.infra.outages import OUTAGES
 
 log = logging.getLogger("hanamichi.ratings")
 
@@ -124,8 +125,9 @@ class RatingsProjector:
                     await asyncio.sleep(idle_s)
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("ratings projection step failed")
+            except Exception as exc:
+                if not OUTAGES.failed(exc, "ratings projection"):
+                    log.exception("ratings projection step failed")
                 await asyncio.sleep(1)
 
     async def step(self) -> int:
