@@ -32,6 +32,7 @@ from services.infra import keys as K
 from services.infra import logs, metrics
 from services.infra.background import spawn
 from services.infra.keys import SERVER_PREFIXES
+from services.infra.outages import OUTAGES
 
 if TYPE_CHECKING:
     from asyncpg import Pool
@@ -303,4 +304,5 @@ class Commands:
                 "UPDATE games SET status = 'finished', finished_at = now() WHERE game_id = $1::text::uuid", game_id
             )
         except Exception as exc:  # the log says it is over; the lobby row is fixed on next load
-            log.warning("could not mark %s finished: %s", game_id, exc)
+            if not OUTAGES.failed(exc, "lobby rows of finished games; fixed on next load"):
+                log.warning("could not mark %s finished: %s", game_id, exc)

@@ -60,7 +60,8 @@ async def tables_in_play(games: GameService, idle_s: float = 0.0) -> list[Table]
         try:
             table = await games.load(row["id"])
         except Exception as exc:
-            log.warning("could not load %s: %s", row["id"], exc)
+            if not OUTAGES.failed(exc, "tables resumed at start"):
+                log.warning("could not load %s: %s", row["id"], exc)
             continue
         if table.over:
             await games._mark_finished(table.game_id)

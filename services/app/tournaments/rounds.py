@@ -19,6 +19,7 @@ from services.app.games.queries import finished_record
 from services.app.games.tables import SeatHolder
 from services.infra import keys as K
 from services.infra.background import spawn
+from services.infra.outages import OUTAGES
 
 if TYPE_CHECKING:
     from asyncpg import Pool
@@ -147,7 +148,8 @@ class Rounds:
                 if await self.start(row["id"]):
                     counts["started"] += 1
             except Exception as exc:
-                log.warning("start of %s failed: %s", row["id"], exc)
+                if not OUTAGES.failed(exc, "tournament starts; the reconcile sweep retries"):
+                    log.warning("start of %s failed: %s", row["id"], exc)
         running = await self.pool.fetch("SELECT tournament_id::text AS id FROM tournaments WHERE status = 'running'")
         for row in running:
             try:
@@ -160,5 +162,6 @@ class Rounds:
                     if await self.record_table(game["id"], loaded):
                         counts["recorded"] += 1
             except Exception as exc:
-                log.warning("reconcile of %s failed: %s", row["id"], exc)
+                if not OUTAGES.failed(exc, "tournament reconcile; the sweep retries"):
+                    log.warning("reconcile of %s failed: %s", row["id"], exc)
         return counts
