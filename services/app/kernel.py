@@ -29,6 +29,7 @@ from engines.core import RuleError
 from services.app.errors import ServiceError, Unavailable, refused
 from services.infra.eventstore import EventStore, VersionConflict
 from services.infra.fanout import Notice, Publisher
+from services.infra.outages import OUTAGES
 
 log = logging.getLogger("hanamichi.kernel")
 
@@ -91,7 +92,8 @@ class Kernel:
         except VersionConflict:
             raise
         except Exception as exc:
-            log.error("append failed for %s: %s", stream.stream_id, exc)
+            if not OUTAGES.failed(exc, "event appends; nothing was written"):
+                log.error("append failed for %s: %s", stream.stream_id, exc)
             raise Unavailable("storage_unavailable", "the event log is unavailable; nothing was written") from None
         stream.fold_in(first, decision)
         self.commits += 1
