@@ -15,7 +15,7 @@ import asyncpg
 import redis.asyncio as aioredis
 from litestar import Litestar
 
-from services.app.accounts import SIGNIN_LIMIT, SIGNIN_WINDOW_S, Accounts, shared_secret
+from services.app.accounts import Accounts, shared_secret
 from services.app.agents.dispatch import AgentDispatch
 from services.app.agents.registry import AgentService
 from services.app.games.cache import TableCache
@@ -23,9 +23,10 @@ from services.app.games.deadlines import Deadlines
 from services.app.games.housebots import HouseBots
 from services.app.games.service import GameService
 from services.app.games.timers import Timers, tables_in_play
-from services.app.players import Players
+from services.app.players import Players, fill_name_columns
 from services.app.ratings.projection import RatingsProjector
 from services.app.sessions import SessionKeys
+from services.app.signin import SignInLimits
 from services.app.tournaments.service import TournamentService
 from services.config import ProcessSettings, Settings
 from services.http.app import build_app
@@ -86,6 +87,7 @@ async def open_runtime(settings: Settings) -> Runtime:
     """Every part a process of either kind needs, wired once."""
     redis_url = settings.required_redis_url()
     pool = await create_pool(settings.database_url, settings.pool_size)
+    await fill_name_columns(pool)  # rows from before migration 011
     redis = aioredis.from_url(redis_url)
     store = EventStore(pool)
     publisher = Publisher(redis)
@@ -167,9 +169,8 @@ def create_app(settings: Settings) -> Litestar:
             games=runtime.games,
             players=runtime.players,
             tournaments=runtime.tournaments,
-            accounts=Accounts(runtime.players, keys),
-            # Sign-in attempts per name (guessing passwords), over every process.
-            signin_limiter=RateLimiter(runtime.redis, SIGNIN_LIMIT, SIGNIN_WINDOW_S),
+            # Sign-in attempts per name and per address, over every process.
+            accounts=Accounts(runtime.players, keys, SignInLimits(runtime.redis, settings.signin)),
             agent_limiter=RateLimiter(runtime.redis, settings.agents.rate_limit, settings.agents.rate_window_s),
         )
         try:

@@ -20,6 +20,7 @@ import msgspec
 from engines.timecontrol import TimeControl
 from services.app.agents.settings import AgentSettings
 from services.app.games.policy import STRIKE_LIMIT
+from services.app.signin import SignInPolicy
 
 
 def _flag(env, name: str) -> bool:
@@ -53,6 +54,10 @@ class Settings:
     finished_table_linger_s: float = 30.0
     # Push and pull agents (HANAMICHI_AGENT_*, HANAMICHI_ALLOW_*_AGENTS).
     agents: AgentSettings = field(default_factory=AgentSettings)
+    # Sign-in attempts (services/app/signin.py): failed ones per name and per
+    # client address in each window; past the name's, each is checked after
+    # the delay (HANAMICHI_SIGNIN_*).
+    signin: SignInPolicy = field(default_factory=SignInPolicy)
     # A worker's poll of its queue: bounds the delay before a push agent is called.
     worker_poll_ms: int = 5
     # A spectator connection whose unsent bytes pass this is cut (services/http/broadcast.py).
@@ -87,6 +92,12 @@ class Settings:
             table_cache_size=int(env.get("HANAMICHI_TABLE_CACHE", "5000")),
             finished_table_linger_s=float(env.get("HANAMICHI_FINISHED_TABLE_LINGER_S", "30")),
             agents=agent_settings(env),
+            signin=SignInPolicy(
+                name_limit=int(env.get("HANAMICHI_SIGNIN_NAME_LIMIT", "10")),
+                address_limit=int(env.get("HANAMICHI_SIGNIN_ADDRESS_LIMIT", "30")),
+                window_s=int(env.get("HANAMICHI_SIGNIN_WINDOW_S", "60")),
+                slow_ms=int(env.get("HANAMICHI_SIGNIN_SLOW_MS", "400")),
+            ),
             worker_poll_ms=int(env.get("HANAMICHI_WORKER_POLL_MS", "5")),
             spectator_buffer_bytes=int(env.get("HANAMICHI_SSE_SPECTATOR_BUFFER_BYTES", str(256 * 1024))),
             spectator_sndbuf_bytes=int(env.get("HANAMICHI_SSE_SPECTATOR_SNDBUF", "0")),

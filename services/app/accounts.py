@@ -15,17 +15,16 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from services.app.errors import BadRequest, Forbidden, Unauthorized
-from services.app.players import Player, Players, token_hash
+from services.app.names import name_key
+from services.app.players import BY_NAME, Player, Players, token_hash
 from services.app.sessions import SESSION_MAX_AGE_S, SessionKeys, session_hash
+from services.app.signin import SignInLimits
 
 _HASHER = PasswordHasher()
 # Verified against when the name is unknown, so that a wrong name takes as
 # long as a wrong password (no probing for who has an account).
 _DUMMY_HASH = _HASHER.hash(secrets.token_urlsafe(16))
 MIN_PASSWORD, MAX_PASSWORD = 8, 200
-# Sign-in attempts per name and window, whoever makes them: slows password
-# guessing to a crawl while a person who mistypes a few times is not held up.
-SIGNIN_LIMIT, SIGNIN_WINDOW_S = 10, 60
 SECRET_NAME = "session"
 
 
@@ -61,18 +60,30 @@ async def shared_secret(pool: asyncpg.Pool, configured: str | None) -> bytes:
 
 
 class Accounts:
-    def __init__(self, players: Players, keys: SessionKeys) -> None:
+    def __init__(self, players: Players, keys: SessionKeys, limits: SignInLimits) -> None:
         self.players = players
         self.pool = players.pool
         self.keys = keys
+        self.limits = limits
 
     async def sign_up(self, name: str, password: str | None) -> tuple[Player, str]:
         hashed = await hash_password(password) if password is not None else None
         return await self.players.register(name, password_hash=hashed)
 
-    async def sign_in(self, name: str, password: str) -> Player:
+    async def sign_in(self, name: str, password: str, address: str) -> Player:
+        """The account of `name` when `password` is its own, within the
+        sign-in limits of the name and of the client's address
+        (services/app/signin.py)."""
+        return await self.limits.attempt(
+            name_key(name), address, lambda: self._check_password(name, password), Unauthorized
+        )
+
+    async def _check_password(self, name: str, password: str) -> Player:
+        # Rows from before migration 011 may share a key: the exact spelling first.
         row = await self.pool.fetchrow(
-            "SELECT player_id, name, kind, password_hash FROM players WHERE lower(name) = lower($1)",
+            f"SELECT player_id, name, kind, password_hash FROM players WHERE {BY_NAME}"
+            " ORDER BY name = $2 DESC, created_at LIMIT 1",
+            name_key(name),
             name.strip(),
         )
         stored = row["password_hash"] if row is not None and row["kind"] == "human" else None
@@ -110,12 +121,25 @@ class Accounts:
             or False
         )
 
-    async def set_password(self, player: Player, password: str, keep_cookie: str | None) -> None:
-        """Add or change the password. Every other session of the player
-        ends (a stolen session does not outlive a password change); the one
-        that asked, if any, stays signed in."""
+    async def set_password(
+        self, player: Player, current: str | None, password: str, keep_cookie: str | None, address: str
+    ) -> None:
+        """Add or change the password. Changing one needs the current one
+        (a session left open on a shared computer must not be enough to
+        take the account), checked within the sign-in limits of the name.
+        Every other session of the player ends (a stolen session does not
+        outlive a password change); the one that asked, if any, stays
+        signed in."""
         if player.kind != "human":
             raise Forbidden("people_only", "only people sign in with a password; agents use their token")
+        check_password(password)
+        stored = await self.pool.fetchval(
+            "SELECT password_hash FROM players WHERE player_id = $1::text::uuid", player.player_id
+        )
+        if stored is not None:
+            await self.limits.attempt(
+                name_key(player.name), address, lambda: self._check_current(stored, current), Forbidden
+            )
         hashed = await hash_password(password)
         keep_id = self.keys.session_id(keep_cookie) if keep_cookie else None
         keep = session_hash(keep_id) if keep_id else b""
@@ -129,6 +153,12 @@ class Accounts:
                 keep,
             )
         self.players.forget_player(player.player_id)
+
+    async def _check_current(self, stored: str, current: str | None) -> None:
+        if current is None:
+            raise Forbidden("wrong_password", "send your current password as current_password to change it")
+        if not await asyncio.to_thread(_verify, stored, current):
+            raise Forbidden("wrong_password", "that is not your current password")
 
     async def rotate_token(self, player: Player) -> str:
         """A new API token, shown once; the old one stops working (in other

@@ -12,6 +12,7 @@ from typing import Literal
 import asyncpg
 
 from services.app.errors import BadRequest, Conflict, Forbidden, Unauthorized
+from services.app.names import name_key, name_skeleton
 from services.app.sessions import SessionKeys, parse_credential, session_hash
 
 PlayerKind = Literal["human", "agent"]
@@ -29,13 +30,80 @@ def token_hash(token: str) -> bytes:
 
 
 TOKEN_CACHE_S = 30.0
-# Names of people and agents are unique, compared case-insensitively
-# (migration 008's index on lower(name)).
+# Names of people and agents are unique: no two share a name_key, nor a
+# name_skeleton (services/app/names.py), checked by `insert_player` under
+# NAME_LOCK; migration 008's index on lower(name) stays as a backstop.
 NAME_INDEX = "players_name_ci"
+# Serialises new names (any fixed key: registrations are rare), so that two
+# look-alike names registered at once cannot both pass the check.
+NAME_LOCK = 7_240_011
 
 
 def name_taken(name: str) -> Conflict:
     return Conflict("name_taken", f"the name {name!r} is taken (names are compared ignoring case)")
+
+
+def name_confusable(name: str, existing: str) -> Conflict:
+    return Conflict(
+        "name_confusable",
+        f"the name {name!r} looks like {existing!r}, which is taken: choose one that cannot be mistaken for it",
+    )
+
+
+def check_name(name: str) -> str:
+    name = (name or "").strip()
+    if not 1 <= len(name) <= 40 or not name.isprintable():
+        raise BadRequest("bad_name", "a name is 1 to 40 printable characters")
+    return name
+
+
+# A player found by name: by its key, or a row not filled yet by lower(name).
+BY_NAME = "(name_key = $1 OR (name_key IS NULL AND lower(name) = lower($2)))"
+
+
+async def insert_player(
+    conn: asyncpg.Connection | asyncpg.pool.PoolConnectionProxy,
+    player_id: str,
+    name: str,
+    kind: PlayerKind,
+    token: bytes,
+    password_hash: str | None = None,
+) -> None:
+    """The one insert of a new name (people and agents), in the caller's
+    transaction: refused when the name, or one that looks like it, is taken."""
+    key, skeleton = name_key(name), name_skeleton(name)
+    await conn.execute("SELECT pg_advisory_xact_lock($1)", NAME_LOCK)
+    row = await conn.fetchrow(
+        f"SELECT name, {BY_NAME} AS same FROM players WHERE {BY_NAME} OR name_skeleton = $3 ORDER BY 2 DESC LIMIT 1",
+        key,
+        name,
+        skeleton,
+    )
+    if row is not None:
+        raise name_taken(name) if row["same"] else name_confusable(name, row["name"])
+    await conn.execute(
+        "INSERT INTO players (player_id, name, kind, token_hash, password_hash, name_key, name_skeleton)"
+        " VALUES ($1::text::uuid, $2, $3, $4, $5, $6, $7)",
+        player_id,
+        name,
+        kind,
+        token,
+        password_hash,
+        key,
+        skeleton,
+    )
+
+
+async def fill_name_columns(pool: asyncpg.Pool) -> int:
+    """name_key and name_skeleton for the rows from before migration 011
+    (idempotent; every process may run it at start)."""
+    rows = await pool.fetch("SELECT player_id, name FROM players WHERE name_key IS NULL OR name_skeleton IS NULL")
+    if rows:
+        await pool.executemany(
+            "UPDATE players SET name_key = $2, name_skeleton = $3 WHERE player_id = $1",
+            [(r["player_id"], name_key(r["name"]), name_skeleton(r["name"])) for r in rows],
+        )
+    return len(rows)
 
 
 class Players:
@@ -51,21 +119,12 @@ class Players:
     async def register(
         self, name: str, kind: PlayerKind = "human", password_hash: str | None = None
     ) -> tuple[Player, str]:
-        name = name.strip()
-        if not 1 <= len(name) <= 40 or not name.isprintable():
-            raise BadRequest("bad_name", "a name is 1 to 40 printable characters")
+        name = check_name(name)
         token = "hm_" + secrets.token_urlsafe(32)
         player = Player(str(uuid.uuid4()), name, kind)
         try:
-            await self.pool.execute(
-                "INSERT INTO players (player_id, name, kind, token_hash, password_hash)"
-                " VALUES ($1::text::uuid, $2, $3, $4, $5)",
-                player.player_id,
-                name,
-                kind,
-                token_hash(token),
-                password_hash,
-            )
+            async with self.pool.acquire() as conn, conn.transaction():
+                await insert_player(conn, player.player_id, name, kind, token_hash(token), password_hash)
         except asyncpg.UniqueViolationError as err:
             if err.constraint_name != NAME_INDEX:
                 raise

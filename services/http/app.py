@@ -51,6 +51,8 @@ _HTTP_CODES = {
 
 def _service_error(request: Request, exc: ServiceError) -> Response:
     headers = {"Retry-After": str(RETRY_AFTER_S)} if exc.status == 503 else None
+    if "retry_after_s" in exc.extra:  # a limit that says when to come back (429)
+        headers = {"Retry-After": str(exc.extra["retry_after_s"])}
     return Response({"code": exc.code, "message": exc.message, **exc.extra}, status_code=exc.status, headers=headers)
 
 

@@ -63,6 +63,13 @@ def forwarded_client(peer: str, headers: list[tuple[bytes, bytes]], trusted: tup
     return hops[0] if hops else peer
 
 
+def client_address(scope) -> str:
+    """The client's address of an ASGI request, as the connection cap counts
+    it (the sign-in limits count the same one)."""
+    peer = scope["client"][0] if scope.get("client") else ""
+    return forwarded_client(peer, scope.get("headers", []), GuardedHttpProtocol.trusted_proxies)
+
+
 def _response(status: bytes, code: str, message: str, extra: bytes = b"") -> bytes:
     body = f'{{"code":"{code}","message":"{message}"}}'.encode()
     return (

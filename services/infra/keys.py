@@ -27,6 +27,16 @@ def rate_key(player_id: str, window: int) -> str:
     return f"hanamichi:rate:{player_id}:{window}"
 
 
+# Sign-in attempts per window (services/app/signin.py): per name (the sha256
+# of its name_key, so any input makes a short key) and per client address.
+def signin_name_key(name_digest: str, window: int) -> str:
+    return f"hanamichi:signin:name:{name_digest}:{window}"
+
+
+def signin_address_key(address: str, window: int) -> str:
+    return f"hanamichi:signin:addr:{address}:{window}"
+
+
 # Spectator counts, right with several API processes: each process
 # keeps its own counts in a hash of its own that expires unless refreshed, so
 # a process that dies stops counting within WATCHERS_TTL_S; the registry says

@@ -17,7 +17,7 @@ from engines.registry import get_game
 from services.app.agents.endpoints import EndpointRefused, resolve_endpoint
 from services.app.agents.settings import AgentSettings
 from services.app.errors import BadRequest, Conflict, Forbidden, NotFound, Unprocessable
-from services.app.players import Player, token_hash
+from services.app.players import Player, check_name, insert_player, token_hash
 
 
 @dataclass(frozen=True)
@@ -77,9 +77,7 @@ class AgentService:
     ) -> tuple[Agent, str]:
         if owner.kind != "human":
             raise Forbidden("owner_must_be_human", "agents are registered with a person's token")
-        name = (name or "").strip()
-        if not 1 <= len(name) <= 40 or not name.isprintable():
-            raise BadRequest("bad_name", "a name is 1 to 40 printable characters")
+        name = check_name(name)
         if not games or len(games) > 20:
             raise BadRequest("bad_games", "games lists 1 to 20 game names")
         for game in games:
@@ -105,12 +103,7 @@ class AgentService:
         token = "hm_" + secrets.token_urlsafe(32)
         agent_id = str(uuid.uuid4())
         async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute(
-                "INSERT INTO players (player_id, name, kind, token_hash) VALUES ($1::text::uuid, $2, 'agent', $3)",
-                agent_id,
-                name,
-                token_hash(token),
-            )
+            await insert_player(conn, agent_id, name, "agent", token_hash(token))
             row = await conn.fetchrow(
                 "INSERT INTO agents (agent_id, owner_id, name, games, mode, endpoint, secret)"
                 " VALUES ($1::text::uuid, $2::text::uuid, $3, $4, $5, $6, $7) RETURNING *",

@@ -18,6 +18,7 @@ from services.app.players import Player
 from services.app.sessions import CSRF_COOKIE, SESSION_COOKIE, SESSION_MAX_AGE_S
 from services.http import auth
 from services.http.api_docs import _error_spec
+from services.http.httpserver import client_address
 from services.http.sessions import same_origin
 
 Auth = Annotated[
@@ -32,6 +33,8 @@ class SignIn(msgspec.Struct, forbid_unknown_fields=True):
 
 class NewPassword(msgspec.Struct, forbid_unknown_fields=True):
     password: str
+    # Needed to change a password (not to add the first one).
+    current_password: str | None = None
 
 
 class SessionInfo(msgspec.Struct):
@@ -76,22 +79,14 @@ async def _info(state: State, player: Player, session: str | None) -> SessionInf
 @post(
     "/api/v1/session",
     status_code=200,
-    responses={401: _error_spec(401), 403: _error_spec(403)},
+    responses={401: _error_spec(401), 403: _error_spec(403), 429: _error_spec(429), 503: _error_spec(503)},
 )
 async def sign_in(request: Request, state: State, data: SignIn) -> Response[SessionInfo]:
     """Sign in with a name (any case) and password: sets the session cookie."""
     if request.headers.get("origin") and not same_origin(dict(request.scope["headers"])):
         # Login CSRF: another site must not sign a visitor into an account.
         raise Forbidden("csrf_failed", "sign in from this site's own pages")
-    retry_after = await state.signin_limiter.hit("signin:" + data.name.strip().lower()[:80])
-    if retry_after is not None:
-        # The document names the success body; an error's Response is typed by it all the same.
-        return Response(
-            {"code": "rate_limited", "message": f"too many sign-in attempts for this name; wait {retry_after} s"},  # type: ignore[arg-type]
-            status_code=429,
-            headers={"Retry-After": str(retry_after)},
-        )
-    player = await _accounts(state).sign_in(data.name, data.password)
+    player = await _accounts(state).sign_in(data.name, data.password, client_address(request.scope))
     session = await _accounts(state).open_session(player)
     return Response(await _info(state, player, session), cookies=_cookies(request, session))
 
@@ -134,13 +129,20 @@ async def sign_out(request: Request, state: State, authorization: Auth) -> None:
     return Response(None, status_code=204, cookies=_cookies(request, None))  # type: ignore[return-value]
 
 
-@post("/api/v1/players/me/password", status_code=200)
+@post(
+    "/api/v1/players/me/password",
+    status_code=200,
+    responses={403: _error_spec(403), 429: _error_spec(429), 503: _error_spec(503)},
+)
 async def set_password(
     request: Request, state: State, data: NewPassword, caller: Player, authorization: Auth
 ) -> SessionInfo:
-    """Add or change the caller's password; the caller's other sessions end."""
+    """Add or change the caller's password (changing one needs `current_password`,
+    403 `wrong_password` otherwise); the caller's other sessions end."""
     cookie = request.cookies.get(SESSION_COOKIE) if _by_cookie(authorization) else None
-    await _accounts(state).set_password(caller, data.password, cookie)
+    await _accounts(state).set_password(
+        caller, data.current_password, data.password, cookie, client_address(request.scope)
+    )
     return await _info(state, caller, cookie)
 
 
