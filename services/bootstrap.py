@@ -18,6 +18,7 @@ from litestar import Litestar
 from services.app.accounts import Accounts, shared_secret
 from services.app.agents.dispatch import AgentDispatch
 from services.app.agents.registry import AgentService
+from services.app.agents.secrets import SecretBox, seal_plaintext_secrets, secret_key
 from services.app.games.cache import TableCache
 from services.app.games.deadlines import Deadlines
 from services.app.games.housebots import HouseBots
@@ -104,7 +105,9 @@ async def open_runtime(settings: Settings) -> Runtime:
     timers = Timers(games, bots_asked=bots.asked)  # KM-5a: a timer waits for the bots' chance
     players = Players(pool)
     tournaments = TournamentService(pool, store, publisher, games, scheduler)
-    agents = AgentService(pool, players, settings.agents)
+    box = SecretBox(await secret_key(pool, settings.secret_key))
+    await seal_plaintext_secrets(pool, box)
+    agents = AgentService(pool, players, settings.agents, box)
     agent_dispatch = AgentDispatch(agents, scheduler, publisher, settings.agents)
     # Every commit to a game stream, in this order: arm the turn's deadline,
     # drive the house bots, arm the table's timer, record a finished

@@ -46,6 +46,9 @@ class Settings:
     # Signs session cookies and CSRF tokens; every API process must share it.
     # Unset: one is drawn once and kept in PostgreSQL (services/app/accounts.py).
     session_secret: str | None = None
+    # Encrypts push agents' signing secrets at rest (services/app/agents/secrets.py).
+    # Unset: key material is drawn once and kept in PostgreSQL (development only).
+    secret_key: str | None = None
     pool_size: int = 10
     # Tables a process keeps in memory (the least recently used goes past it),
     # and how long a finished one stays before it goes (it can be read again
@@ -88,6 +91,7 @@ class Settings:
             bot_delay_ms=int(env.get("HANAMICHI_BOT_DELAY_MS", "0")),
             table_bot_delay_ms=int(env.get("HANAMICHI_TABLE_BOT_DELAY_MS", "700")),
             session_secret=env.get("HANAMICHI_SESSION_SECRET") or None,
+            secret_key=env.get("HANAMICHI_SECRET_KEY") or None,
             pool_size=int(env.get("HANAMICHI_PG_POOL", "10")),
             table_cache_size=int(env.get("HANAMICHI_TABLE_CACHE", "5000")),
             finished_table_linger_s=float(env.get("HANAMICHI_FINISHED_TABLE_LINGER_S", "30")),
@@ -125,6 +129,7 @@ def agent_settings(env) -> AgentSettings:
         strike_limit=int(env.get("HANAMICHI_AGENT_STRIKES", str(STRIKE_LIMIT))),
         rate_limit=int(env.get("HANAMICHI_AGENT_RATE_LIMIT", "120")),
         rate_window_s=int(env.get("HANAMICHI_AGENT_RATE_WINDOW_S", "60")),
+        secret_grace_s=float(env.get("HANAMICHI_AGENT_SECRET_GRACE_S", "600")),
     )
 
 

@@ -59,7 +59,7 @@ async def post_to_agent(
         target = await resolve_endpoint(agent.endpoint, settings.allow_http, settings.allow_private)
     except EndpointRefused as err:  # e.g. the name now resolves to a private address
         return "unreachable", f"{err.code}: {err.message}", None, None, ""
-    headers = signed_headers(agent.secret, body)
+    headers = signed_headers(agent.secret, body, previous=agent.previous_secret)
     headers["Host"] = target.host_header
     headers["X-Hanamichi-Delivery"] = delivery
     # The address is pinned, the name kept: TLS sends it as SNI and checks

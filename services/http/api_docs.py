@@ -63,6 +63,8 @@ ROUTE_ERRORS: dict[str, tuple[int, ...]] = {
     "delete_agent": (),
     "agent_turns": (),
     "list_sparring": (),
+    "reissue_agent_token": (),
+    "rotate_agent_secret": (409,),
     "pause_agent": (409,),
     "resume_agent": (409,),
     "create_game": (422,),

@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from services.kit.runner import Runner
-from services.kit.signing import ReplayGuard, verify
+from services.kit.signing import ReplayGuard, verify_request
 
 MAX_BODY = 1 << 20
 
@@ -46,7 +46,7 @@ def make_server(
             body = self.rfile.read(length)
             timestamp = self.headers.get("X-Hanamichi-Timestamp", "")
             signature = self.headers.get("X-Hanamichi-Signature", "")
-            if not verify(secret, timestamp, body, signature):
+            if not verify_request(secret, timestamp, body, self.headers):
                 return self._reply(401, {"error": "bad_signature"})
             if not guard.first_time(signature, timestamp):
                 return self._reply(409, {"error": "replay"})

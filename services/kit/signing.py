@@ -29,6 +29,19 @@ def verify(secret: str, timestamp: str, body: bytes, signature: str, now: float 
     return hmac.compare_digest(sign(secret, timestamp, body).encode(), given)
 
 
+def verify_request(secret: str, timestamp: str, body: bytes, headers, now: float | None = None) -> bool:
+    """A push request is ours when either signature header verifies with
+    `secret`: X-Hanamichi-Signature is made with the current secret and,
+    for the grace period after the owner rotates it, X-Hanamichi-Signature-Previous
+    with the one before, so an agent still holding the old secret keeps
+    playing until it is given the new one (docs/agents.md, "Rotating the secret")."""
+    return any(
+        verify(secret, timestamp, body, headers.get(name, ""), now)
+        for name in ("X-Hanamichi-Signature", "X-Hanamichi-Signature-Previous")
+        if headers.get(name)
+    )
+
+
 class ReplayGuard:
     """Refuses a signed request seen before. Only signatures inside the skew
     window need remembering: older ones fail the timestamp check anyway."""

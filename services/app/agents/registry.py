@@ -11,10 +11,12 @@ from __future__ import annotations
 import secrets
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from engines.core import OptionsError
 from engines.registry import get_game
 from services.app.agents.endpoints import EndpointRefused, resolve_endpoint
+from services.app.agents.secrets import SecretBox, new_secret, still_valid
 from services.app.agents.settings import AgentSettings
 from services.app.errors import BadRequest, Conflict, Forbidden, NotFound, Unprocessable
 from services.app.players import Player, check_name, insert_player, token_hash
@@ -31,6 +33,9 @@ class Agent:
     secret: str | None
     status: str  # 'active', 'paused', 'deleted'
     created_at: float
+    # The secret before the last rotation, while its grace period lasts:
+    # calls are then signed with both (docs/agents.md, "Rotating the secret").
+    previous_secret: str | None = None
 
     def public(self) -> dict:
         return {
@@ -44,7 +49,7 @@ class Agent:
         }
 
 
-def _agent(row) -> Agent:
+def _agent(row, box: SecretBox) -> Agent:
     return Agent(
         str(row["agent_id"]),
         str(row["owner_id"]),
@@ -52,20 +57,19 @@ def _agent(row) -> Agent:
         tuple(row["games"]),
         row["mode"],
         row["endpoint"],
-        row["secret"],
+        box.open(row["sealed_secret"]),
         row["status"],
         row["created_at"].timestamp(),
+        box.open(row["previous_sealed_secret"]) if still_valid(row["previous_secret_until"]) else None,
     )
 
 
-# --- signatures ---------------------------------------------------------------
-
-
 class AgentService:
-    def __init__(self, pool, players, settings: AgentSettings) -> None:
+    def __init__(self, pool, players, settings: AgentSettings, box: SecretBox) -> None:
         self.pool = pool
         self.players = players
         self.settings = settings
+        self.box = box
         self._modes: dict[str, str | None] = {}  # player id -> 'push'/'pull' (never changes)
         # Bank time charged for a move being committed, before its row is
         # written: (game id, seat) -> ms. The seat's next turn may be asked
@@ -93,7 +97,7 @@ class AgentService:
                 await resolve_endpoint(endpoint, self.settings.allow_http, self.settings.allow_private)
             except EndpointRefused as err:
                 raise Unprocessable(err.code, err.message) from None
-            secret = "whsec_" + secrets.token_urlsafe(32)
+            secret = new_secret()
         elif mode == "pull":
             if endpoint:
                 raise BadRequest("bad_mode", "a pull agent has no endpoint")
@@ -105,7 +109,7 @@ class AgentService:
         async with self.pool.acquire() as conn, conn.transaction():
             await insert_player(conn, agent_id, name, "agent", token_hash(token))
             row = await conn.fetchrow(
-                "INSERT INTO agents (agent_id, owner_id, name, games, mode, endpoint, secret)"
+                "INSERT INTO agents (agent_id, owner_id, name, games, mode, endpoint, sealed_secret)"
                 " VALUES ($1::text::uuid, $2::text::uuid, $3, $4, $5, $6, $7) RETURNING *",
                 agent_id,
                 owner.player_id,
@@ -113,9 +117,9 @@ class AgentService:
                 list(dict.fromkeys(games)),
                 mode,
                 endpoint,
-                secret,
+                self.box.seal(secret) if secret else None,
             )
-        return _agent(row), token
+        return _agent(row, self.box), token
 
     async def get(self, agent_id: str) -> Agent | None:
         try:
@@ -123,7 +127,7 @@ class AgentService:
         except ValueError:
             return None
         row = await self.pool.fetchrow("SELECT * FROM agents WHERE agent_id = $1::text::uuid", agent_id)
-        return _agent(row) if row else None
+        return _agent(row, self.box) if row else None
 
     async def owned(self, owner: Player, agent_id: str) -> Agent:
         agent = await self.get(agent_id)
@@ -136,14 +140,46 @@ class AgentService:
             "SELECT * FROM agents WHERE owner_id = $1::text::uuid AND status <> 'deleted' ORDER BY created_at",
             owner.player_id,
         )
-        return [_agent(r) for r in rows]
+        return [_agent(r, self.box) for r in rows]
 
     async def set_status(self, owner: Player, agent_id: str, status: str) -> Agent:
         agent = await self.owned(owner, agent_id)
         row = await self.pool.fetchrow(
             "UPDATE agents SET status = $2 WHERE agent_id = $1::text::uuid RETURNING *", agent.agent_id, status
         )
-        return _agent(row)
+        return _agent(row, self.box)
+
+    async def reissue_token(self, owner: Player, agent_id: str) -> str:
+        """A new bot token, shown once; the old one stops working (in other
+        processes as the players' token cache allows)."""
+        agent = await self.owned(owner, agent_id)
+        token = "hm_" + secrets.token_urlsafe(32)
+        await self.pool.execute(
+            "UPDATE players SET token_hash = $2 WHERE player_id = $1::text::uuid", agent.agent_id, token_hash(token)
+        )
+        self.players.forget_player(agent.agent_id)
+        return token
+
+    async def rotate_secret(self, owner: Player, agent_id: str) -> tuple[str, datetime]:
+        """A new signing secret for a push agent, shown once. Until the
+        returned time the old one signs calls too (a second signature
+        header), so that the agent can switch without refusing a turn."""
+        agent = await self.owned(owner, agent_id)
+        if agent.mode != "push":
+            raise Conflict("not_a_push_agent", "only a push agent has a signing secret")
+        secret = new_secret()
+        until = datetime.now(UTC) + timedelta(seconds=self.settings.secret_grace_s)
+        # A secret this key cannot open (the key changed) has nothing to keep.
+        previous = self.box.seal(agent.secret) if agent.secret else None
+        await self.pool.execute(
+            "UPDATE agents SET sealed_secret = $2, previous_sealed_secret = $3, previous_secret_until = $4"
+            " WHERE agent_id = $1::text::uuid",
+            agent.agent_id,
+            self.box.seal(secret),
+            previous,
+            until if previous else None,
+        )
+        return secret, until
 
     async def delete(self, owner: Player, agent_id: str) -> None:
         """The token stops working (its hash is replaced) and the agent is no
@@ -206,7 +242,7 @@ class AgentService:
             seat,
         )
         held = self._held.get((game_id, seat), 0)
-        return (_agent(row), int(row["bank_used"]) + held) if row else (None, 0)
+        return (_agent(row, self.box), int(row["bank_used"]) + held) if row else (None, 0)
 
     def hold_charge(self, game_id: str, seat: int, ms: int) -> None:
         self._held[(game_id, seat)] = self._held.get((game_id, seat), 0) + ms

@@ -22,6 +22,9 @@ class AgentSettings:
     rate_limit: int = 120  # requests per window for an agent's token (moves in its own games are free)
     rate_window_s: int = 60
     backstop_grace_ms: int = 5_000  # a call's deadline job fires this long after its budget
+    # After a push agent's secret is rotated the old one signs calls too for
+    # this long (HANAMICHI_AGENT_SECRET_GRACE_S), so the agent can switch.
+    secret_grace_s: float = 600.0
 
     def time_control(self, table_tc: dict | None) -> tuple[int, int]:
         """(move_ms, bank_ms) for a table: its own, else the agent defaults."""

@@ -9,6 +9,8 @@ import time
 
 SIGNATURE_HEADER = "X-Hanamichi-Signature"
 TIMESTAMP_HEADER = "X-Hanamichi-Timestamp"
+# During a rotation's grace period: the signature with the secret before it.
+PREVIOUS_SIGNATURE_HEADER = "X-Hanamichi-Signature-Previous"
 
 
 def sign(secret: str, timestamp: str, body: bytes) -> str:
@@ -17,9 +19,14 @@ def sign(secret: str, timestamp: str, body: bytes) -> str:
     return "sha256=" + mac.hexdigest()
 
 
-def signed_headers(secret: str, body: bytes, now_s: float | None = None) -> dict[str, str]:
+def signed_headers(secret: str, body: bytes, now_s: float | None = None, previous: str | None = None) -> dict[str, str]:
+    """The current secret's signature; while a rotation's grace lasts, the
+    previous secret's beside it, so that an agent holding either verifies."""
     ts = str(int(now_s if now_s is not None else time.time()))
-    return {SIGNATURE_HEADER: sign(secret, ts, body), TIMESTAMP_HEADER: ts, "Content-Type": "application/json"}
+    headers = {SIGNATURE_HEADER: sign(secret, ts, body), TIMESTAMP_HEADER: ts, "Content-Type": "application/json"}
+    if previous:
+        headers[PREVIOUS_SIGNATURE_HEADER] = sign(previous, ts, body)
+    return headers
 
 
 # --- endpoint safety (no server-side request forgery) -----------------------------

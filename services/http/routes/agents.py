@@ -48,6 +48,18 @@ class NewSparring(msgspec.Struct, forbid_unknown_fields=True):
     duplicate: bool = False  # each deal again with the house bot in the agent's seat
 
 
+class AgentToken(msgspec.Struct):
+    agent_id: str
+    token: str  # shown once
+
+
+class AgentSecret(msgspec.Struct):
+    agent_id: str
+    secret: str  # shown once
+    # Until then calls carry the old secret's signature too (X-Hanamichi-Signature-Previous).
+    previous_valid_until_ms: int
+
+
 def _agents(state: State) -> AgentService:
     return state.runtime.agents
 
@@ -90,6 +102,19 @@ async def resume_agent(state: State, agent_id: str, caller: Player) -> dict:
 async def delete_agent(state: State, agent_id: str, caller: Player) -> dict:
     await _agents(state).delete(caller, agent_id)
     return {"agent_id": agent_id, "status": "deleted"}
+
+
+@post("/api/v1/agents/{agent_id:str}/token", status_code=200)
+async def reissue_agent_token(state: State, agent_id: str, caller: Player) -> AgentToken:
+    """A new bot token, shown once; the old one stops working."""
+    return AgentToken(agent_id, await _agents(state).reissue_token(caller, agent_id))
+
+
+@post("/api/v1/agents/{agent_id:str}/secret", status_code=200)
+async def rotate_agent_secret(state: State, agent_id: str, caller: Player) -> AgentSecret:
+    """A new signing secret, shown once; the old one still signs until `previous_valid_until_ms`."""
+    secret, until = await _agents(state).rotate_secret(caller, agent_id)
+    return AgentSecret(agent_id, secret, int(until.timestamp() * 1000))
 
 
 def _sparring(state: State) -> Sparring:
@@ -163,6 +188,8 @@ ROUTES = [
     pause_agent,
     resume_agent,
     delete_agent,
+    reissue_agent_token,
+    rotate_agent_secret,
     start_sparring,
     sparring_report,
     enter_tournament,
