@@ -202,6 +202,7 @@ def account_page(request: Request) -> Response[str]:
   <section class="panel narrow" aria-labelledby="password-h">
     <h2 id="password-h">{_("field.password")}</h2>
     <form id="password-form" aria-labelledby="password-h" novalidate>
+      {_field(_("account.current_password"), "current-password", "password", "current-password", 'maxlength="200"')}
       {_field(_("account.new_password"), "new-password", "password", "new-password", 'minlength="8" maxlength="200"')}
       <p><button type="submit">{_("account.save_password")}</button></p>
       <p class="status" role="status" id="password-status"></p>

@@ -1,4 +1,4 @@
-// /account: change the password, rotate the API token.
+// /account: change the password (the current one is asked for), rotate the API token.
 import { api, currentPlayer, describe } from "./api.js";
 import { t } from "./i18n.js";
 
@@ -11,6 +11,10 @@ if (!player) {
 
   const form = document.getElementById("password-form");
   const status = document.getElementById("password-status");
+  // Changing a password needs the current one; a first one (an account
+  // made with a token only) has none to give.
+  const current = form.elements["current-password"];
+  if (!player.has_password) current.closest("p").hidden = true;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const password = form.elements["new-password"].value;
@@ -20,7 +24,10 @@ if (!player) {
       return;
     }
     try {
-      await api("/api/v1/players/me/password", { method: "POST", body: { password } });
+      const body = player.has_password ? { password, current_password: current.value } : { password };
+      await api("/api/v1/players/me/password", { method: "POST", body });
+      player.has_password = true;
+      current.closest("p").hidden = false;
       form.reset();
       status.textContent = t("account.saved");
     } catch (err) {
