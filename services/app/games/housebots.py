@@ -110,7 +110,8 @@ class HouseBots:
     def sweep(self, idle: list[Table]) -> int:
         """Of the tables idle past timers.STALL_S (`timers.tables_in_play`),
         start a driver for those awaiting a house bot's move that no driver
-        here holds. Returns how many it picked up."""
+        here holds. Returns how many it kicked: a driver that finds the
+        table's lease held (a live driver elsewhere) ends at once."""
         picked = 0
         for table in idle:
             if self.needs_driver(table) and (table.runtime.driver is None or table.runtime.driver.done()):
@@ -143,11 +144,14 @@ class HouseBots:
                 if lease is not None and not await lease.take():
                     return  # another driver has the table, and looks at it again when it lets go
                 try:
+                    # What the driver before did elsewhere: a commit of this
+                    # process (its usual kick) left the copy current.
                     if swept:
                         log.warning("table %s stalled with no driver; driving it from here", table.game_id)
                         swept = False
-                    if lease is not None:
-                        await self.games.refresh(table, fresh=True)  # what the driver before did
+                        await self.games.refresh(table, fresh=True)
+                    elif self.games.known_version(table.game_id) > table.version:
+                        await self.games.refresh(table)
                     done_at = await self._drive_held(table, lease)
                 finally:
                     if lease is not None:
