@@ -39,6 +39,7 @@ from services.infra.eventstore import EventStore
 from services.infra.fanout import Hub, Publisher
 from services.infra.outages import OUTAGES, POSTGRES, REDIS, quiet_library_outages
 from services.infra.leases import Leases
+from services.infra.revocations import Revocations
 from services.infra.scheduler import Scheduler
 from services.infra.watchers import Watchers
 from workers.agent_calls import call_agents_directly
@@ -103,7 +104,8 @@ async def open_runtime(settings: Settings) -> Runtime:
     # A lease per driven table: one driver at a time over every process.
     bots = HouseBots(games, settings.bot_delay_ms, settings.table_bot_delay_ms, leases=Leases(redis))
     timers = Timers(games, bots_asked=bots.asked)  # KM-5a: a timer waits for the bots' chance
-    players = Players(pool)
+    # Cached credentials, trusted while their revocation generation holds.
+    players = Players(pool, Revocations(redis))
     tournaments = TournamentService(pool, store, publisher, games, scheduler)
     box = SecretBox(await secret_key(pool, settings.secret_key))
     await seal_plaintext_secrets(pool, box)

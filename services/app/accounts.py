@@ -108,9 +108,11 @@ class Accounts:
         session_id = self.keys.session_id(cookie) if cookie else None
         if session_id is None:
             return
-        digest = session_hash(session_id)
-        await self.pool.execute("DELETE FROM sessions WHERE session_hash = $1", digest)
-        self.players.forget_session(digest)
+        player_id = await self.pool.fetchval(
+            "DELETE FROM sessions WHERE session_hash = $1 RETURNING player_id", session_hash(session_id)
+        )
+        if player_id is not None:  # else it had ended already, and was revoked then
+            await self.players.revoke(str(player_id))
 
     async def has_password(self, player: Player) -> bool:
         return (
@@ -152,7 +154,7 @@ class Accounts:
                 player.player_id,
                 keep,
             )
-        self.players.forget_player(player.player_id)
+        await self.players.revoke(player.player_id)
 
     async def _check_current(self, stored: str, current: str | None) -> None:
         if current is None:
@@ -161,13 +163,13 @@ class Accounts:
             raise Forbidden("wrong_password", "that is not your current password")
 
     async def rotate_token(self, player: Player) -> str:
-        """A new API token, shown once; the old one stops working (in other
-        processes within the token cache's 30 s)."""
+        """A new API token, shown once; the old one stops working in every
+        process before this returns."""
         token = "hm_" + secrets.token_urlsafe(32)
         await self.pool.execute(
             "UPDATE players SET token_hash = $2 WHERE player_id = $1::text::uuid",
             player.player_id,
             token_hash(token),
         )
-        self.players.forget_player(player.player_id)
+        await self.players.revoke(player.player_id)
         return token

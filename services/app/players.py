@@ -6,6 +6,7 @@ import hashlib
 import secrets
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -14,6 +15,7 @@ import asyncpg
 from services.app.errors import BadRequest, Conflict, Forbidden, Unauthorized
 from services.app.names import name_key, name_skeleton
 from services.app.sessions import SessionKeys, parse_credential, session_hash
+from services.infra.revocations import Revocations
 
 PlayerKind = Literal["human", "agent"]
 
@@ -29,6 +31,9 @@ def token_hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
+# How long a cached credential lives at most. Revocation does not wait for
+# it: a cached copy is trusted only while its player's revocation generation
+# is unchanged (services/infra/revocations.py), checked on every hit.
 TOKEN_CACHE_S = 30.0
 # Names of people and agents are unique: no two share a name_key, nor a
 # name_skeleton (services/app/names.py), checked by `insert_player` under
@@ -107,12 +112,14 @@ async def fill_name_columns(pool: asyncpg.Pool) -> int:
 
 
 class Players:
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, revocations: Revocations | None = None) -> None:
         self.pool = pool
-        # token hash -> (player, when to look again). A token can be revoked
-        # (an agent deleted) in another process: a cached one is trusted for
-        # TOKEN_CACHE_S at most.
-        self._by_token: dict[bytes, tuple[Player, float]] = {}
+        # token or session hash -> (player, the player's revocation
+        # generation read before the row was, or None if none was, when to
+        # look again). Without `revocations` nothing is cached: every request
+        # reads PostgreSQL.
+        self._by_token: dict[bytes, tuple[Player, bytes | None, float]] = {}
+        self.revocations = revocations
         # The shared session key (browser sessions), set when the API process opens.
         self.keys: SessionKeys | None = None
 
@@ -141,16 +148,11 @@ class Players:
         if scheme.lower() != "bearer" or not token.strip():
             raise Unauthorized("bad_token", "send your token as 'Authorization: Bearer <token>'")
         digest = token_hash(token.strip())
-        cached = self._by_token.get(digest)
-        if cached is not None and cached[1] > time.monotonic():
-            return cached[0]
-        row = await self.pool.fetchrow("SELECT player_id, name, kind FROM players WHERE token_hash = $1", digest)
-        if row is None:
-            self._by_token.pop(digest, None)
-            raise Unauthorized("bad_token", "this token is not valid")
-        player = Player(str(row["player_id"]), row["name"], row["kind"])
-        self._by_token[digest] = (player, time.monotonic() + TOKEN_CACHE_S)
-        return player
+
+        async def read() -> asyncpg.Record | None:
+            return await self.pool.fetchrow("SELECT player_id, name, kind FROM players WHERE token_hash = $1", digest)
+
+        return await self._cached(digest, read, Unauthorized("bad_token", "this token is not valid"))
 
     async def _by_session(self, credential) -> Player:
         """The player a session cookie signs in (services/app/sessions.py). A
@@ -163,30 +165,57 @@ class Players:
             raise Forbidden(
                 "csrf_failed", "a write with the session cookie needs this site's Origin and the X-CSRF-Token header"
             )
+        # Session ids and tokens never collide in the cache (different hashes of 32 random bytes).
         digest = session_hash(session_id)
-        cached = self._by_token.get(
-            digest
-        )  # session ids and tokens never collide (different hashes of 32 random bytes)
-        if cached is not None and cached[1] > time.monotonic():
-            return cached[0]
-        row = await self.pool.fetchrow(
-            "SELECT p.player_id, p.name, p.kind FROM sessions s JOIN players p USING (player_id)"
-            " WHERE s.session_hash = $1 AND s.expires_at > now()",
-            digest,
-        )
+
+        async def read() -> asyncpg.Record | None:
+            return await self.pool.fetchrow(
+                "SELECT p.player_id, p.name, p.kind FROM sessions s JOIN players p USING (player_id)"
+                " WHERE s.session_hash = $1 AND s.expires_at > now()",
+                digest,
+            )
+
+        return await self._cached(digest, read, Unauthorized("bad_session", "your session has ended; sign in again"))
+
+    async def _cached(
+        self, digest: bytes, read: Callable[[], Awaitable[asyncpg.Record | None]], refusal: Unauthorized
+    ) -> Player:
+        """The player a credential names: the cached copy while its player's
+        revocation generation is the one it was read at, else PostgreSQL's row.
+
+        The generation is read before the row: a revocation commits, then
+        bumps the generation, so a row read before the commit is always kept
+        with an older generation and is never trusted once the revoking call
+        has returned. A credential seen for the first time is cached with no
+        generation (its player was not known before the read): its next use
+        reads the generation, then the row again. When Redis does not answer,
+        every request reads PostgreSQL."""
+        cached = self._by_token.get(digest)
+        generation: bytes | None = None
+        if cached is not None and self.revocations is not None:
+            known, seen, until = cached
+            generation = await self.revocations.current(known.player_id)
+            if seen is not None and generation == seen and until > time.monotonic():
+                return known
+            if generation is None:
+                generation = await self.revocations.established(known.player_id)
+        row = await read()
         if row is None:
             self._by_token.pop(digest, None)
-            raise Unauthorized("bad_session", "your session has ended; sign in again")
+            raise refusal
         player = Player(str(row["player_id"]), row["name"], row["kind"])
-        self._by_token[digest] = (player, time.monotonic() + TOKEN_CACHE_S)
+        if self.revocations is not None:
+            same = cached is not None and cached[0].player_id == player.player_id
+            self._by_token[digest] = (player, generation if same else None, time.monotonic() + TOKEN_CACHE_S)
         return player
 
-    def forget_session(self, digest: bytes) -> None:
-        self._by_token.pop(digest, None)
-
-    def forget_player(self, player_id: str) -> None:
-        """Drop a revoked player's cached tokens in this process (others
-        notice within TOKEN_CACHE_S)."""
-        for digest, (player, _) in list(self._by_token.items()):
+    async def revoke(self, player_id: str) -> None:
+        """After a commit that ends some of a player's credentials (signing
+        out, a new password, a new token, a deleted agent): no process trusts
+        a copy cached before it once this returns. Raises when Redis is
+        unreachable (503): the other processes could not be told."""
+        for digest, (player, _, _) in list(self._by_token.items()):
             if player.player_id == player_id:
                 del self._by_token[digest]
+        if self.revocations is not None:
+            await self.revocations.bump(player_id)

@@ -50,6 +50,16 @@ def watchers_of_process(process_id: str) -> str:
     return f"hanamichi:watchers:process:{process_id}"
 
 
+# Each player's revocation generation (services/infra/revocations.py): a
+# process trusts a cached credential only while it is unchanged. Renewed by
+# every change; a key that lapses only makes the processes re-read PostgreSQL.
+REVOCATION_TTL_S = 24 * 3600
+
+
+def revocation_key(player_id: str) -> str:
+    return f"hanamichi:revoked:{player_id}"
+
+
 # One driver at a time for a table's house bots (services/app/games/housebots.py):
 # a lease (services/infra/leases.py) its driver takes with SET NX PX, renews
 # while it drives and releases at the end. A driver that dies stops renewing:

@@ -150,14 +150,14 @@ class AgentService:
         return _agent(row, self.box)
 
     async def reissue_token(self, owner: Player, agent_id: str) -> str:
-        """A new bot token, shown once; the old one stops working (in other
-        processes as the players' token cache allows)."""
+        """A new bot token, shown once; the old one stops working in every
+        process before this returns (Players.revoke)."""
         agent = await self.owned(owner, agent_id)
         token = "hm_" + secrets.token_urlsafe(32)
         await self.pool.execute(
             "UPDATE players SET token_hash = $2 WHERE player_id = $1::text::uuid", agent.agent_id, token_hash(token)
         )
-        self.players.forget_player(agent.agent_id)
+        await self.players.revoke(agent.agent_id)
         return token
 
     async def rotate_secret(self, owner: Player, agent_id: str) -> tuple[str, datetime]:
@@ -194,7 +194,7 @@ class AgentService:
                 agent.agent_id,
                 secrets.token_bytes(32),
             )
-        self.players.forget_player(agent.agent_id)
+        await self.players.revoke(agent.agent_id)
 
     async def require_active(self, player: Player) -> Agent:
         agent = await self.get(player.player_id)
