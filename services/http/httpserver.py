@@ -15,6 +15,9 @@
   (comma-separated addresses or networks), the address counted is the
   client's, from X-Forwarded-For (the nearest hop that is not a trusted
   proxy): otherwise everyone behind an ingress would share one address.
+- **The scheme** (X-Forwarded-Proto) is believed from the same trusted
+  proxies only (`forwarded_options`): the session cookies are Secure when
+  the request reached the proxy over https.
 
 Use: `uvicorn --http services.http.httpserver:GuardedHttpProtocol ...`, or
 `hanamichi serve`, which does so."""
@@ -61,6 +64,18 @@ def forwarded_client(peer: str, headers: list[tuple[bytes, bytes]], trusted: tup
         if not _within(hop, trusted):
             return hop
     return hops[0] if hops else peer
+
+
+def forwarded_options(trusted_proxies: str) -> dict[str, object]:
+    """uvicorn's proxy settings (`hanamichi serve` passes them): the scheme
+    (X-Forwarded-Proto, hence the cookies' Secure flag) and the client
+    address (X-Forwarded-For) are taken from a request's headers only when
+    its peer is one of HANAMICHI_TRUSTED_PROXIES, the same list the
+    connection cap uses. Unset, no peer is trusted, not even uvicorn's
+    default of loopback (FORWARDED_ALLOW_IPS is not read): a request sent
+    straight to the process cannot claim to have come over TLS."""
+    networks = [str(net) for net in _networks(trusted_proxies)]
+    return {"proxy_headers": bool(networks), "forwarded_allow_ips": networks}
 
 
 def client_address(scope) -> str:

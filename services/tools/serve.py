@@ -78,7 +78,8 @@ def serve(args: argparse.Namespace) -> int:
         # the backstop for any other response that would hold the exit.
         # GuardedHttpProtocol times out incomplete requests and caps connections
         # per address (services/http/httpserver.py).
-        from services.http.httpserver import GuardedHttpProtocol
+        from services.config import ProcessSettings
+        from services.http.httpserver import GuardedHttpProtocol, forwarded_options
 
         # log_config=None: uvicorn's lines go through our JSON handler (services/infra/logs.py);
         # the access log is ours too (services/http/observe.py).
@@ -91,6 +92,8 @@ def serve(args: argparse.Namespace) -> int:
             timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
             http=GuardedHttpProtocol,
             timeout_keep_alive=int(os.environ.get("HANAMICHI_KEEPALIVE_S", "5")),
+            # X-Forwarded-Proto/-For from HANAMICHI_TRUSTED_PROXIES only.
+            **forwarded_options(ProcessSettings.from_env().trusted_proxies),
         )
         if args.processes < 0:
             print("hanamichi: --processes is a count of API processes (0: one per core)", file=sys.stderr)
