@@ -1,9 +1,10 @@
 """How often a name's password may be tried, without locking its owner out.
 
-Two counters in Redis, shared by every API process, each a fixed window
-(INCR + EXPIRE) of failed attempts (an attempt counts when it starts and is
-given back when the password was right, so signing in never uses anyone's
-budget):
+Two counters in Redis, shared by every API process, each a window of
+failed attempts that opens with the first one and lasts `window_s` (so a
+burst of attempts is one window, wherever the clock's minute falls); an
+attempt counts when it starts and is given back when the password was
+right, so signing in never uses anyone's budget:
 
 - **Per client address** (the address the connection cap counts,
   X-Forwarded-For only from HANAMICHI_TRUSTED_PROXIES): past its limit an
@@ -27,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -57,36 +57,37 @@ class SignInLimits:
         self.redis = redis
         self.policy = policy
 
-    def _keys(self, key: str, address: str) -> tuple[str, str, int]:
-        now = time.time()
-        window = int(now // self.policy.window_s)
-        retry_after = max(1, int((window + 1) * self.policy.window_s - now + 0.999))
+    def _keys(self, key: str, address: str) -> tuple[str, str]:
         digest = hashlib.sha256(key.encode()).hexdigest()[:32]
-        return K.signin_name_key(digest, window), K.signin_address_key(address[:64], window), retry_after
+        return K.signin_name_key(digest), K.signin_address_key(address[:64])
 
     async def attempt(self, key: str, address: str, check: Callable[[], Awaitable[T]], wrong: type[ServiceError]) -> T:
         """Run `check` (the password check, which raises `wrong` when the
         password is not right) within both limits."""
-        name_key, address_key, retry_after = self._keys(key, address)
+        name_key, address_key = self._keys(key, address)
+        window_s = self.policy.window_s
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.incr(name_key)
-                pipe.expire(name_key, self.policy.window_s + 1)
-                pipe.incr(address_key)
-                pipe.expire(address_key, self.policy.window_s + 1)
-                by_name, _, by_address, _ = await pipe.execute()
+                for counter in (name_key, address_key):
+                    # The window opens with its first attempt: INCR keeps the TTL SET gave.
+                    pipe.set(counter, 0, ex=window_s, nx=True)
+                    pipe.incr(counter)
+                    pipe.ttl(counter)
+                _, by_name, name_ttl, _, by_address, address_ttl = await pipe.execute()
         except Exception as exc:
             log.warning("sign-in counter unavailable (%s); refusing sign-in", exc)
             raise Unavailable(
                 "storage_unavailable", "sign-in is paused for a moment (its attempt counter is unavailable); retry"
             ) from None
         if by_address > self.policy.address_limit:
+            retry_after = max(1, address_ttl)
             raise TooManyAttempts(
                 "rate_limited",
                 f"too many failed sign-in attempts from your address; wait {retry_after} s",
                 retry_after_s=retry_after,
             )
         slowed = by_name > self.policy.name_limit
+        retry_after = max(1, name_ttl)
         if slowed:
             await asyncio.sleep(self.policy.slow_ms / 1000)
         try:
@@ -109,7 +110,12 @@ class SignInLimits:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for key in (name_key, address_key):
                     pipe.decr(key)
-                    pipe.expire(key, self.policy.window_s + 1)  # never a key without one
-                await pipe.execute()
+                    pipe.ttl(key)
+                _, name_ttl, _, address_ttl = await pipe.execute()
+            # A window that lapsed meanwhile: DECR made a new key without a
+            # TTL, and there was nothing left to give back.
+            lapsed = [key for key, ttl in ((name_key, name_ttl), (address_key, address_ttl)) if ttl == -1]
+            if lapsed:
+                await self.redis.delete(*lapsed)
         except Exception as exc:  # the attempt stays counted: stricter, never looser
             log.warning("sign-in counter unavailable (%s); an attempt stays counted", exc)

@@ -29,12 +29,12 @@ def rate_key(player_id: str, window: int) -> str:
 
 # Sign-in attempts per window (services/app/signin.py): per name (the sha256
 # of its name_key, so any input makes a short key) and per client address.
-def signin_name_key(name_digest: str, window: int) -> str:
-    return f"hanamichi:signin:name:{name_digest}:{window}"
+def signin_name_key(name_digest: str) -> str:
+    return f"hanamichi:signin:name:{name_digest}"
 
 
-def signin_address_key(address: str, window: int) -> str:
-    return f"hanamichi:signin:addr:{address}:{window}"
+def signin_address_key(address: str) -> str:
+    return f"hanamichi:signin:addr:{address}"
 
 
 # Spectator counts, right with several API processes: each process
@@ -118,7 +118,8 @@ BOT_PREFIX = "bot:"  # a house bot's move
 AGENT_PREFIX = "agent:"  # a push agent's answer
 TIMER_PREFIX = "timer:"  # a game's own timer firing
 START_PREFIX = "start:"  # the deal
-SERVER_PREFIXES = (AUTO_PREFIX, BOT_PREFIX, AGENT_PREFIX, TIMER_PREFIX, START_PREFIX)
+LEAVE_PREFIX = "leave:"  # a seat handed to a house bot as its player's account is deleted
+SERVER_PREFIXES = (AUTO_PREFIX, BOT_PREFIX, AGENT_PREFIX, TIMER_PREFIX, START_PREFIX, LEAVE_PREFIX)
 
 
 def bot_command_id(seat: int, version: int) -> str:
@@ -131,6 +132,10 @@ def agent_command_id(seat: int, version: int, chance: bool = False) -> str:
 
 def auto_command_id(seat: int, version: int) -> str:
     return f"{AUTO_PREFIX}{seat}:{version}"
+
+
+def leave_command_id(seat: int) -> str:
+    return f"{LEAVE_PREFIX}{seat}"
 
 
 def timer_command_id(version: int) -> str:
