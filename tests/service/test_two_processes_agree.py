@@ -108,3 +108,25 @@ def test_a_retried_move_gets_its_stored_answer_at_either_process(two_api_process
                     processes.add(again.headers[PROCESS_HEADER])
                     break
     assert retried_elsewhere >= 6, "retries seldom reached the other process: the test proves little"
+
+
+def test_the_last_seats_taken_at_once_through_both_processes_start_the_table(two_api_processes):  # noqa: F811
+    """Two people take the last two seats at the same moment: whichever
+    process's insert commits last reads every seat and deals."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def take(game_id: str, seat: int, auth: dict[str, str]) -> httpx.Response:
+        with two_api_processes.fresh_client() as own:
+            return own.post(f"/api/v1/games/{game_id}/seats", json={"seat": seat}, headers=auth)
+
+    with two_api_processes.fresh_client() as http, ThreadPoolExecutor(2) as pool:
+        for table in range(8):
+            people = _people(http, f"race{table}-", 3)
+            r = http.post("/api/v1/games", json={"game": GAME, "players": 3}, headers=people[0])
+            game_id = r.json()["game_id"]
+            assert http.post(f"/api/v1/games/{game_id}/seats", json={"seat": 0}, headers=people[0]).status_code == 200
+            last = list(pool.map(take, [game_id] * 2, (1, 2), people[1:]))
+            assert [r.status_code for r in last] == [200, 200], [r.text for r in last]
+            for _ in range(4):  # either process, right after both calls returned
+                info = http.get(f"/api/v1/games/{game_id}", headers=people[1]).json()
+                assert info["status"] == "playing" and info["your_seat"] == 1, (table, info["status"])
