@@ -19,6 +19,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from services.http.httpserver import forwarded_options
+
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "k8s"
 VERSION = "1.30.0"  # the oldest Kubernetes these manifests are for (autoscaling/v2, policy/v1, preStop exec)
@@ -86,6 +88,11 @@ def test_what_operators_rely_on_holds_in_each_overlay(overlay):
     assert "--no-worker" in container["args"]
     # Migrations once per rollout, before the API takes traffic.
     assert [c["args"] for c in pod["initContainers"]] == [["hanamichi", "migrate"]]
+    # The ingress terminates TLS: serve believes its X-Forwarded-Proto (Secure
+    # cookies) only from these addresses (services/http/httpserver.py).
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    trusted = forwarded_options(env["HANAMICHI_TRUSTED_PROXIES"])
+    assert trusted["proxy_headers"] and trusted["forwarded_allow_ips"]
     for deployment in (d for d in docs if d["kind"] in ("Deployment", "StatefulSet")):
         for c in deployment["spec"]["template"]["spec"]["containers"]:
             assert c["resources"]["requests"] and c["resources"]["limits"]["memory"], deployment["metadata"]["name"]
