@@ -1,7 +1,8 @@
-"""PostgreSQL going away under load, in front of `serve --processes 2`.
+"""PostgreSQL killed under load, behind `serve --processes 2`.
 
-A TcpGate between the service and the session's PostgreSQL cuts every
-connection at once, as a dying server does, while clients keep reading
+The test's own PostgreSQL (under /tmp, never the machine's shared one) is
+stopped the ways a server dies under an operator or a crash (an immediate
+shutdown, a fast one) and started again, while clients keep reading
 games, opening streams (their catch-up reads the log) and registering, each
 request on a fresh connection (either API process may take it). Whatever
 error the pooled connections happen to raise, each answer is 200/201 or a
@@ -13,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import signal
 import time
 import uuid
 from collections import Counter
@@ -21,14 +24,16 @@ from collections import Counter
 import httpx
 import pytest
 
-from tests.conftest import free_test_port
-from tests.service.tcpgate import TcpGate
-from tests.service.test_outage_responses import _gate_target, _pg_through
+from tests.service.test_faults import PrivateServers, _wait_dead
 from tests.service.two_processes import PROCESS_HEADER, TwoApiProcesses
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
-CUTS = 3
+# SIGQUIT: an immediate shutdown (each backend tells its client so and dies:
+# a pooled connection may hear it between two queries, and asyncpg's next
+# query on it is an InternalClientError); SIGINT: a fast shutdown.
+KILLS = (signal.SIGQUIT, signal.SIGINT, signal.SIGQUIT)
+CUTS = len(KILLS)
 CLIENTS = 24
 
 
@@ -88,30 +93,41 @@ class Load:
                     self.bad.append(f"{what}: {type(exc).__name__} {exc}")
 
 
-async def _until(condition, what: str, timeout: float = 20.0) -> None:
+async def _until(condition, what, timeout: float = 20.0) -> None:
+    """Until `condition()`; `what` (or what it returns) says what did not happen."""
     deadline = time.monotonic() + timeout
     while not condition():
-        assert time.monotonic() < deadline, what
+        assert time.monotonic() < deadline, what() if callable(what) else what
         await asyncio.sleep(0.02)
 
 
 @pytest.fixture
-async def gated_serve(server_env, database_url):
-    gate = TcpGate(_gate_target(database_url, 5432), free_test_port()).start()
-    env = dict(server_env, DATABASE_URL=_pg_through(database_url, gate.port))
+async def killable_serve(server_env):
+    servers = await asyncio.to_thread(PrivateServers)
+    env = dict(server_env, DATABASE_URL=servers.database_url, REDIS_URL=servers.redis_url)
     serve = TwoApiProcesses(env)
     try:
         await asyncio.to_thread(serve.wait_serving)
-        yield serve, gate
+        yield serve, servers
     finally:
-        gate.open()
         await asyncio.to_thread(serve.stop)
-        gate.stop()
+        await asyncio.to_thread(servers.stop)
 
 
-async def _run_outages(serve: TwoApiProcesses, gate: TcpGate) -> Load:
-    """Load on both processes; PostgreSQL cut CUTS times, each time until
-    the clients see 503s, then back until they see successes again."""
+def _stuck(serve: TwoApiProcesses, load: Load) -> str:
+    tail = "\n".join(serve.lines[-15:])
+    return f"the load is not answered again: {load.statuses}, {load.bad[-3:]}; serve's last lines:\n{tail}"
+
+
+def _stop_postgres(servers: PrivateServers, how: signal.Signals) -> None:
+    pid = int((servers.dir / "postgres" / "postmaster.pid").read_text().split()[0])
+    os.kill(pid, how)
+    _wait_dead(pid, timeout=30)
+
+
+async def _run_outages(serve: TwoApiProcesses, servers: PrivateServers) -> Load:
+    """Load on both processes; PostgreSQL killed CUTS times, each time until
+    the clients see 503s, then started again until they see successes."""
     tag = uuid.uuid4().hex[:6]
     game_ids = []
     async with serve.fresh_async_client() as http:
@@ -129,23 +145,22 @@ async def _run_outages(serve: TwoApiProcesses, gate: TcpGate) -> Load:
     load = Load(serve, game_ids)
     clients = [asyncio.create_task(load.client(n)) for n in range(CLIENTS)]
     try:
-        for _ in range(CUTS):
-            await _until(lambda: load.ok_after_cut > 50, "the load is answered")
+        for kill in KILLS:
+            await _until(lambda: load.ok_after_cut > 50, lambda: _stuck(serve, load), timeout=60)
             seen = load.unavailable
-            await asyncio.to_thread(gate.close)
+            await asyncio.to_thread(_stop_postgres, servers, kill)
             await _until(lambda seen=seen: load.unavailable > seen + 50, "requests fail while PostgreSQL is away")
-            await asyncio.to_thread(gate.open)
+            await asyncio.to_thread(servers.start_postgres)
             load.ok_after_cut = 0
-        await _until(lambda: load.ok_after_cut > 50, "the load is answered again")
+        await _until(lambda: load.ok_after_cut > 50, lambda: _stuck(serve, load), timeout=60)
     finally:
         load.stopping = True
         await asyncio.gather(*clients)
     return load
 
 
-async def test_postgresql_dying_under_load_is_503_never_500(gated_serve):
-    serve, gate = gated_serve
-    load = await _run_outages(serve, gate)
+async def test_postgresql_dying_under_load_is_503_never_500(killable_serve):
+    load = await _run_outages(*killable_serve)
     assert load.unavailable > 50 * CUTS, load.statuses
     assert not load.bad, f"{len(load.bad)} bad answers ({load.statuses}): {load.bad[:8]}"
 
@@ -162,10 +177,10 @@ def _outage_lines(output: str) -> list[dict]:
     return found
 
 
-async def test_an_outage_is_logged_once_when_it_starts_and_once_when_it_ends(gated_serve):
-    serve, gate = gated_serve
+async def test_an_outage_is_logged_once_when_it_starts_and_once_when_it_ends(killable_serve):
+    serve = killable_serve[0]
     before = len(serve.lines)
-    load = await _run_outages(serve, gate)
+    load = await _run_outages(*killable_serve)
     # The lines of the last outage's end may still be on their way.
     await _until(
         lambda: sum("back after" in r.get("msg", "") for r in _outage_lines("\n".join(serve.lines[before:]))) >= 2,
