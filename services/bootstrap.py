@@ -97,7 +97,13 @@ async def open_runtime(settings: Settings) -> Runtime:
     publisher.local = hub.deliver  # this process's own commits reach its SSE clients without a Redis round trip
     tables = TableCache(pool, store, settings.table_cache_size, settings.finished_table_linger_s)
     games = GameService(
-        pool, store, publisher, tables, known_version=hub.latest_version, recheck_s=settings.resync_interval_s
+        pool,
+        store,
+        publisher,
+        tables,
+        known_version=hub.latest_version,
+        recheck_s=settings.resync_interval_s,
+        caps=settings.caps,
     )
     scheduler = await Scheduler.connect(redis_url)
     deadlines = Deadlines(scheduler)
@@ -109,7 +115,7 @@ async def open_runtime(settings: Settings) -> Runtime:
     tournaments = TournamentService(pool, store, publisher, games, scheduler)
     box = SecretBox(await secret_key(pool, settings.secret_key))
     await seal_plaintext_secrets(pool, box)
-    agents = AgentService(pool, players, settings.agents, box)
+    agents = AgentService(pool, players, settings.agents, box, settings.caps)
     agent_dispatch = AgentDispatch(agents, scheduler, publisher, settings.agents)
     # Every commit to a game stream, in this order: arm the turn's deadline,
     # drive the house bots, arm the table's timer, record a finished

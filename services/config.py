@@ -19,6 +19,7 @@ import msgspec
 
 from engines.timecontrol import TimeControl
 from services.app.agents.settings import AgentSettings
+from services.app.caps import CapPolicy
 from services.app.games.policy import STRIKE_LIMIT
 from services.app.signin import SignInPolicy
 
@@ -61,6 +62,9 @@ class Settings:
     # client address in each window; past the name's, each is checked after
     # the delay (HANAMICHI_SIGNIN_*).
     signin: SignInPolicy = field(default_factory=SignInPolicy)
+    # What one account may hold at once (services/app/caps.py,
+    # HANAMICHI_MAX_*_PER_PLAYER).
+    caps: CapPolicy = field(default_factory=CapPolicy)
     # A worker's poll of its queue: bounds the delay before a push agent is called.
     worker_poll_ms: int = 5
     # A spectator connection whose unsent bytes pass this is cut (services/http/broadcast.py).
@@ -101,6 +105,13 @@ class Settings:
                 address_limit=int(env.get("HANAMICHI_SIGNIN_ADDRESS_LIMIT", "30")),
                 window_s=int(env.get("HANAMICHI_SIGNIN_WINDOW_S", "60")),
                 slow_ms=int(env.get("HANAMICHI_SIGNIN_SLOW_MS", "400")),
+            ),
+            caps=CapPolicy(
+                open_tables=int(env.get("HANAMICHI_MAX_OPEN_TABLES_PER_PLAYER", "10")),
+                bot_seats=int(env.get("HANAMICHI_MAX_BOT_SEATS_PER_PLAYER", "60")),
+                expert_seats=int(env.get("HANAMICHI_MAX_EXPERT_SEATS_PER_PLAYER", "6")),
+                agents=int(env.get("HANAMICHI_MAX_AGENTS_PER_PLAYER", "20")),
+                sparring=int(env.get("HANAMICHI_MAX_SPARRING_PER_PLAYER", "3")),
             ),
             worker_poll_ms=int(env.get("HANAMICHI_WORKER_POLL_MS", "5")),
             spectator_buffer_bytes=int(env.get("HANAMICHI_SSE_SPECTATOR_BUFFER_BYTES", str(256 * 1024))),

@@ -5,7 +5,9 @@
   Litestar's default `{status_code, detail, extra}`.
 - Each route lists the statuses it can answer. Some follow from the route's
   shape and are derived here: 400 bad input, 429 (an agent's token is rate
-  limited on every other route) and 503 (storage down) on every API route,
+  limited on every other route; a route that adds to what an account holds
+  also answers it for a cap, services/app/caps.py) and 503 (storage down) on
+  every API route,
   401 where a token is read, 404 where the path names something, 413 where a
   body is read. The rest depend on what the route does (ROUTE_ERRORS).
 - Bearer tokens are a security scheme, not a header parameter: required on
@@ -38,7 +40,9 @@ DESCRIPTIONS = {
     409: "A conflict with the current state: version conflict, not your turn, too early, already done",
     413: "The body is larger than 64 KiB",
     422: "Well-formed but refused by the rules, with the rule's code",
-    429: "Rate limited (agent tokens); wait for Retry-After seconds",
+    429: "Rate limited (agent tokens; wait for Retry-After seconds), or a cap on what one account holds at once"
+    " is reached (too_many_open_tables, too_many_bot_seats, too_many_agents, too_many_sparring: finish, leave"
+    " or delete something first)",
     503: "Storage is unavailable; retry after Retry-After seconds",
 }
 

@@ -18,6 +18,7 @@ from engines.registry import get_game
 from services.app.agents.endpoints import EndpointRefused, resolve_endpoint
 from services.app.agents.secrets import SecretBox, new_secret, still_valid
 from services.app.agents.settings import AgentSettings
+from services.app.caps import CapPolicy
 from services.app.errors import BadRequest, Conflict, Forbidden, NotFound, Unprocessable
 from services.app.players import Player, check_name, insert_player, token_hash
 
@@ -65,8 +66,9 @@ def _agent(row, box: SecretBox) -> Agent:
 
 
 class AgentService:
-    def __init__(self, pool, players, settings: AgentSettings, box: SecretBox) -> None:
+    def __init__(self, pool, players, settings: AgentSettings, box: SecretBox, caps: CapPolicy | None = None) -> None:
         self.pool = pool
+        self.caps = caps or CapPolicy()  # what one account may hold at once (agents, their sparring)
         self.players = players
         self.settings = settings
         self.box = box
@@ -107,6 +109,7 @@ class AgentService:
         token = "hm_" + secrets.token_urlsafe(32)
         agent_id = str(uuid.uuid4())
         async with self.pool.acquire() as conn, conn.transaction():
+            await self.caps.check_agent(conn, owner.player_id)
             await insert_player(conn, agent_id, name, "agent", token_hash(token))
             row = await conn.fetchrow(
                 "INSERT INTO agents (agent_id, owner_id, name, games, mode, endpoint, sealed_secret)"

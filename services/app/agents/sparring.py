@@ -76,17 +76,19 @@ class Sparring:
             "options": options,
             "time_control": time_control,
         }
-        await self.pool.execute(
-            "INSERT INTO sparring (sparring_id, agent_id, game, game_ids, seats, settings, bot_game_ids)"
-            " VALUES ($1::text::uuid, $2::text::uuid, $3, $4::text[]::uuid[], $5, $6::jsonb, $7::text[]::uuid[])",
-            sparring_id,
-            agent.agent_id,
-            game,
-            game_ids,
-            seats,
-            msgspec.json.encode(settings).decode(),
-            bot_game_ids,
-        )
+        async with self.pool.acquire() as conn, conn.transaction():
+            await self.agents.caps.check_sparring(conn, agent.owner_id)
+            await conn.execute(
+                "INSERT INTO sparring (sparring_id, agent_id, game, game_ids, seats, settings, bot_game_ids)"
+                " VALUES ($1::text::uuid, $2::text::uuid, $3, $4::text[]::uuid[], $5, $6::jsonb, $7::text[]::uuid[])",
+                sparring_id,
+                agent.agent_id,
+                game,
+                game_ids,
+                seats,
+                msgspec.json.encode(settings).decode(),
+                bot_game_ids,
+            )
         for i, (game_id, seat) in enumerate(zip(game_ids, seats, strict=True)):
             game_seed = deal_seed(seed, i) if seed is not None else secrets.randbits(62)
             house = [SeatHolder(s, None, bot, f"{bot} bot", "bot") for s in range(players)]

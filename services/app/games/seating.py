@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import secrets
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from engines.core import OptionsError
 from engines.registry import get_game
-from services.app.errors import BadRequest, Conflict, Forbidden, Unprocessable
+from services.app.errors import BadRequest, Conflict, Forbidden, ServiceError, Unprocessable
 from services.app.games.tables import Outcome, SeatHolder, Table
 from services.app.kernel import Decision
 from services.app.players import Player
@@ -22,6 +23,7 @@ from services.infra.eventstore import VersionConflict
 if TYPE_CHECKING:
     from asyncpg import Pool
 
+    from services.app.caps import CapPolicy
     from services.app.games.cache import TableCache
     from services.app.kernel import Kernel
     from services.infra.eventstore import EventStore
@@ -37,6 +39,7 @@ class Seating:
     store: EventStore
     tables: TableCache
     kernel: Kernel
+    caps: CapPolicy
 
     if TYPE_CHECKING:
 
@@ -61,6 +64,7 @@ class Seating:
         game_id = str(uuid.uuid4())
         seed = secrets.randbits(62)
         async with self.pool.acquire() as conn, conn.transaction():
+            await self.caps.check_open_table(conn, player.player_id)
             await conn.execute(
                 "INSERT INTO games (game_id, game, players, options, ranked, seed, created_by, time_control,"
                 " bot_delay_ms)"
@@ -134,9 +138,19 @@ class Seating:
             raise Unprocessable(
                 "unknown_bot", f"no house bot {bot!r} for {table.game.title}; known: {', '.join(table.game.bots)}"
             )
-        return await self._seat(table, seat, SeatHolder(-1, None, bot, f"{bot} bot", "bot"))
+        host = player.player_id
+        holder = SeatHolder(-1, None, bot, f"{bot} bot", "bot")
+        return await self._seat(table, seat, holder, cap=lambda conn: self.caps.check_bot_seat(conn, host, bot))
 
-    async def _seat(self, table: Table, seat: int | None, holder: SeatHolder) -> Table:
+    async def _seat(
+        self,
+        table: Table,
+        seat: int | None,
+        holder: SeatHolder,
+        cap: Callable[[object], Awaitable[None]] | None = None,
+    ) -> Table:
+        """`cap`: a check of services/app/caps.py, run in the transaction of
+        the seat's insert (so its count and the insert are one decision)."""
         async with table.lock:
             # Seats live in PostgreSQL's `seats` rows, which every process
             # reads where it decides (docs/architecture.md, "Seats"): this
@@ -153,7 +167,12 @@ class Seating:
             if seat is None or table.seats[seat] is not None:
                 raise Conflict("seat_taken", "that seat is taken")
             try:
-                await self.pool.execute(_SEAT_SQL, table.game_id, seat, holder.player_id, holder.bot)
+                async with self.pool.acquire() as conn, conn.transaction():
+                    if cap is not None:
+                        await cap(conn)
+                    await conn.execute(_SEAT_SQL, table.game_id, seat, holder.player_id, holder.bot)
+            except ServiceError:
+                raise
             except Exception as exc:  # another process took it first
                 if "unique" in str(exc).lower() or "duplicate" in str(exc).lower():
                     await self.refresh(table, fresh=True)

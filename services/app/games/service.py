@@ -13,6 +13,7 @@ import asyncio
 import time
 from collections.abc import Callable
 
+from services.app.caps import CapPolicy
 from services.app.games.cache import TableCache, holder_from_row
 from services.app.games.commands import ActionAccepted, Commands, now_ms
 from services.app.games.queries import finished_record, result_shown
@@ -35,8 +36,10 @@ class GameService(Seating, Commands):
         tables: TableCache,
         known_version: Callable[[str], int] = lambda stream_id: 0,
         recheck_s: float = 1.0,
+        caps: CapPolicy | None = None,
     ) -> None:
         self.pool = pool
+        self.caps = caps or CapPolicy()  # what one account may hold at once
         self.store = store
         self.publisher = publisher
         self.tables = tables
