@@ -23,6 +23,7 @@ from collections import Counter
 
 import httpx
 import pytest
+import pytest_asyncio
 
 from tests.service.test_faults import PrivateServers, _wait_dead
 from tests.service.two_processes import PROCESS_HEADER, TwoApiProcesses
@@ -32,9 +33,9 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 # SIGQUIT: an immediate shutdown (each backend tells its client so and dies:
 # a pooled connection may hear it between two queries, and asyncpg's next
 # query on it is an InternalClientError); SIGINT: a fast shutdown.
-KILLS = (signal.SIGQUIT, signal.SIGINT, signal.SIGQUIT)
+KILLS = (signal.SIGQUIT, signal.SIGINT, signal.SIGQUIT, signal.SIGQUIT, signal.SIGQUIT)
 CUTS = len(KILLS)
-CLIENTS = 24
+CLIENTS = 32
 
 
 class Load:
@@ -101,14 +102,21 @@ async def _until(condition, what, timeout: float = 20.0) -> None:
         await asyncio.sleep(0.02)
 
 
-@pytest.fixture
-async def killable_serve(server_env):
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def outages(server_env):
+    """One run of the outages for both tests: the clients' answers, and
+    the warnings serve wrote meanwhile (the ends of the last outage awaited)."""
     servers = await asyncio.to_thread(PrivateServers)
     env = dict(server_env, DATABASE_URL=servers.database_url, REDIS_URL=servers.redis_url)
     serve = TwoApiProcesses(env)
     try:
         await asyncio.to_thread(serve.wait_serving)
-        yield serve, servers
+        before = len(serve.lines)
+        load = await _run_outages(serve, servers)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and len(_back_lines(serve.lines[before:])) < 2:
+            await asyncio.sleep(0.05)  # each process's line that PostgreSQL is back, if it writes one
+        yield load, _warnings(serve.lines[before:])
     finally:
         await asyncio.to_thread(serve.stop)
         await asyncio.to_thread(servers.stop)
@@ -159,43 +167,41 @@ async def _run_outages(serve: TwoApiProcesses, servers: PrivateServers) -> Load:
     return load
 
 
-async def test_postgresql_dying_under_load_is_503_never_500(killable_serve):
-    load = await _run_outages(*killable_serve)
+async def test_postgresql_dying_under_load_is_503_never_500(outages):
+    load, _ = outages
     assert load.unavailable > 50 * CUTS, load.statuses
     assert not load.bad, f"{len(load.bad)} bad answers ({load.statuses}): {load.bad[:8]}"
 
 
-def _outage_lines(output: str) -> list[dict]:
+def _warnings(lines: list[str]) -> list[str]:
     found = []
-    for line in output.splitlines():
+    for line in lines:
         try:
             record = json.loads(line)
         except ValueError:
             continue
         if isinstance(record, dict) and record.get("level") in ("warning", "error"):
-            found.append(record)
+            found.append(str(record.get("msg")))
     return found
 
 
-async def test_an_outage_is_logged_once_when_it_starts_and_once_when_it_ends(killable_serve):
-    serve = killable_serve[0]
-    before = len(serve.lines)
-    load = await _run_outages(*killable_serve)
-    # The lines of the last outage's end may still be on their way.
-    await _until(
-        lambda: sum("back after" in r.get("msg", "") for r in _outage_lines("\n".join(serve.lines[before:]))) >= 2,
-        "each process logs that PostgreSQL is back",
-    )
-    lines = _outage_lines("\n".join(serve.lines[before:]))
-    started = [r["msg"] for r in lines if "PostgreSQL unreachable" in r.get("msg", "")]
-    ended = [r["msg"] for r in lines if "PostgreSQL back after" in r.get("msg", "")]
-    others = [r["msg"] for r in lines if r["msg"] not in started and r["msg"] not in ended]
-    failures = load.unavailable
-    # Each of the two processes, per outage and kind of work: a start and an end.
+def _back_lines(lines: list[str]) -> list[str]:
+    return [m for m in _warnings(lines) if m.startswith("PostgreSQL back after")]
+
+
+async def test_an_outage_is_logged_once_when_it_starts_and_once_when_it_ends(outages):
+    load, warnings = outages
+    started = [m for m in warnings if m.startswith("PostgreSQL unreachable")]
+    ended = [m for m in warnings if m.startswith("PostgreSQL back after")]
+    others = [m for m in warnings if m not in started and m not in ended]
+    assert load.unavailable > 50 * CUTS
+    # Nothing else per failure: a few lines at most for hundreds of failures.
+    assert len(others) <= 2 * CUTS, f"{len(others)} other warnings for {load.unavailable} failures: {others[:6]}"
+    # Each of the two processes, per outage and kind of work: one start (a
+    # connection the pool still held failing just after the probe saw the
+    # server back may open one more) and one end with its count.
     kinds = {m.rsplit("(", 1)[-1] for m in started}
-    bound = 2 * CUTS * len(kinds)
-    assert failures > 50 * CUTS
-    assert started and len(started) <= bound, (len(started), failures, started[:6])
-    assert len(ended) == len(started) or len(ended) <= bound, (ended[:6], started[:6])
-    assert any("failures" in m for m in ended), ended[:4]
-    assert len(others) <= 2 * CUTS, f"{len(others)} other warnings for {failures} failures: {others[:6]}"
+    bound = 2 * 2 * CUTS * len(kinds)
+    assert started and len(started) <= bound, (len(started), load.unavailable, started[:6])
+    assert ended and len(ended) <= len(started), (ended[:6], started[:6])
+    assert all(" failures (" in m for m in ended), ended[:4]
