@@ -64,6 +64,9 @@ def add_bench_parser(sub) -> None:
     from services.tools.bench_soak import add_soak_parser
 
     add_soak_parser(which)
+    from services.tools.bench_faults import add_faults_parser
+
+    add_faults_parser(which)
 
 
 async def raw_append_ceiling(dsn: str, seconds: float, connections: int = 8) -> float:

@@ -90,13 +90,16 @@ class HttpConnection:
             out += await self._in.readexactly(size)
             await self._in.readline()
 
-    async def sse(self, path: str, token: str | None = None):
-        """Yield (event, id, data) of a Server-Sent Events response."""
+    async def sse(self, path: str, token: str | None = None, last_event_id: str | None = None):
+        """Yield (event, id, data) of a Server-Sent Events response; with
+        `last_event_id`, resume after it as a browser reconnecting does."""
         if self.writer is None:
             await self._connect()
         head = [f"GET {path} HTTP/1.1", f"Host: {self.host}", "Accept: text/event-stream"]
         if token:
             head.append(f"Authorization: Bearer {token}")
+        if last_event_id is not None:
+            head.append(f"Last-Event-ID: {last_event_id}")
         self._out.write(("\r\n".join(head) + "\r\n\r\n").encode())
         status, headers = await self._read_head()
         if status != 200:
