@@ -78,22 +78,25 @@ class GameService(Seating, Commands):
         # The new events and only their commands (those past the copy's
         # version), in one round trip: a catch-up reads and decodes what is
         # new, never the whole command table.
+        undealt = table.state is None
         stored, new = await self.store.read_with_commands(table.game_id, table.version)
         if stored:
             table.apply_stored(stored)
             known = table.stream.commands  # this process's own commits, already counted
             table.take_commands(decode_outcomes({key: raw for key, raw in new.items() if key not in known}))
-        if not table.full:
+        if undealt or not table.full:
             # After the events: a seat row is committed before the deal it
-            # completes, so a copy that has read the deal reads every seat.
+            # completes, so a copy that has read the deal reads every seat,
+            # as the rows stood at the deal (a seat a leaving player's bot
+            # took before it, services/app/games/leaving.py).
             await self.read_seats(table)
 
     async def read_seats(self, table: Table) -> None:
-        """The seats other processes took since this copy was loaded. Seats
-        live in the `seats` rows, not in the game's stream (see the
-        "Seats" section of docs/architecture.md): while a table is not full
-        a process reads them where it decides (taking a seat, the deal,
-        a read, a move); once full they change only through the log
+        """The seats as other processes set them since this copy was loaded.
+        Seats live in the `seats` rows, not in the game's stream (see the
+        "Seats" section of docs/architecture.md): until a table is dealt and
+        full a process reads them where it decides (taking a seat, the deal,
+        a read, a move); after the deal they change only through the log
         (hm.seat_handed_to_bot)."""
         rows = await self.pool.fetch(
             "SELECT s.seat, s.player_id, s.bot, p.name, p.kind FROM seats s"
@@ -102,7 +105,11 @@ class GameService(Seating, Commands):
         )
         seats = table.record.seats
         for row in rows:
-            if seats[row["seat"]] is None:  # a holder this copy has keeps what the log did to it
+            holder = seats[row["seat"]]
+            player_id = str(row["player_id"]) if row["player_id"] is not None else None
+            # A holder the row still names keeps what the log did to it (a
+            # seat handed to a bot after its strikes leaves the row as it was).
+            if holder is None or holder.player_id != player_id:
                 seats[row["seat"]] = holder_from_row(row)
 
     async def load(self, game_id: str) -> Table:
