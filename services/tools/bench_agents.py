@@ -97,6 +97,9 @@ async def run_agents_bench(args: argparse.Namespace, database_url: str, redis_ur
         HANAMICHI_ALLOW_HTTP_AGENTS="1",
         HANAMICHI_ALLOW_PRIVATE_AGENTS="1",
         HANAMICHI_AGENT_RATE_LIMIT="100000",
+        # One person owns every agent and hosts every table of the bench.
+        HANAMICHI_MAX_AGENTS_PER_PLAYER="100000",
+        HANAMICHI_MAX_OPEN_TABLES_PER_PLAYER="100000",
     )
     farm = AgentFarm(args.think_ms)
     agent_server = await asyncio.start_server(farm.handle, "127.0.0.1", args.agent_port, backlog=1024)
