@@ -14,7 +14,7 @@ import asyncpg
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from services.app.errors import BadRequest, Forbidden, Unauthorized
+from services.app.errors import BadRequest, Conflict, Forbidden, Unauthorized
 from services.app.names import name_key
 from services.app.players import BY_NAME, Player, Players, token_hash
 from services.app.sessions import SESSION_MAX_AGE_S, SessionKeys, session_hash
@@ -161,6 +161,19 @@ class Accounts:
             raise Forbidden("wrong_password", "send your current password as current_password to change it")
         if not await asyncio.to_thread(_verify, stored, current):
             raise Forbidden("wrong_password", "that is not your current password")
+
+    async def confirm_password(self, player: Player, password: str, address: str) -> None:
+        """A person's own password, asked again before an irreversible step
+        (deleting the account): 403 wrong_password, within the sign-in
+        limits of the name like any other password check."""
+        stored = await self.pool.fetchval(
+            "SELECT password_hash FROM players WHERE player_id = $1::text::uuid", player.player_id
+        )
+        if stored is None:
+            raise Conflict("no_password", "set a password first (POST /api/v1/players/me/password)")
+        await self.limits.attempt(
+            name_key(player.name), address, lambda: self._check_current(stored, password), Forbidden
+        )
 
     async def rotate_token(self, player: Player) -> str:
         """A new API token, shown once; the old one stops working in every

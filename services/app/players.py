@@ -15,6 +15,7 @@ import asyncpg
 from services.app.errors import BadRequest, Conflict, Forbidden, Unauthorized
 from services.app.names import name_key, name_skeleton
 from services.app.sessions import SessionKeys, parse_credential, session_hash
+from services.app.upcast import is_pseudonym
 from services.infra.revocations import Revocations
 
 PlayerKind = Literal["human", "agent"]
@@ -59,6 +60,9 @@ def check_name(name: str) -> str:
     name = (name or "").strip()
     if not 1 <= len(name) <= 40 or not name.isprintable():
         raise BadRequest("bad_name", "a name is 1 to 40 printable characters")
+    if is_pseudonym(name):
+        # Nobody may pass for a deleted player (services/app/upcast.py).
+        raise BadRequest("bad_name", "names starting with 'deleted player' are kept for deleted accounts")
     return name
 
 

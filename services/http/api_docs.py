@@ -84,6 +84,8 @@ ROUTE_ERRORS: dict[str, tuple[int, ...]] = {
     "sign_out": (),
     "set_password": (),
     "rotate_token": (),
+    "delete_account": (403, 409),
+    "my_data": (),
     "list_games": (),
     "live_tables": (),
     "player_games": (),

@@ -21,6 +21,7 @@ from services.http.headers import every_answer, schema_policy
 from services.http.input import refuse_nul
 from services.http.observe import observe_requests
 from services.http.ratelimit import limit_agents
+from services.http.routes.account_data import ROUTES as ACCOUNT_DATA_ROUTES
 from services.http.routes.accounts import ROUTES as ACCOUNT_ROUTES
 from services.http.routes.agents import ROUTES as AGENT_ROUTES
 from services.http.routes.games import ROUTES
@@ -142,6 +143,7 @@ def build_app(settings: Settings, lifespan) -> Litestar:
                     *TOURNAMENT_ROUTES,
                     *AGENT_ROUTES,
                     *ACCOUNT_ROUTES,
+                    *ACCOUNT_DATA_ROUTES,
                     *LOBBY_ROUTES,
                     *WATCH_ROUTES,
                 ]

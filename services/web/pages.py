@@ -217,9 +217,24 @@ def account_page(request: Request) -> Response[str]:
       <input id="token-value" readonly></p>
     <p class="status" role="status" id="token-status"></p>
   </section>
+  <section class="panel narrow" aria-labelledby="data-h">
+    <h2 id="data-h">{_("account.your_data")}</h2>
+    <p>{_("account.data_what")}</p>
+    <p><a href="/api/v1/players/me/data" download>{_("account.download_data")}</a></p>
+  </section>
+  <section class="panel narrow" aria-labelledby="delete-h">
+    <h2 id="delete-h">{_("account.delete_h")}</h2>
+    <p>{_("account.delete_what")}</p>
+    <form id="delete-form" aria-labelledby="delete-h" novalidate>
+      {_field(_("account.delete_password"), "delete-password", "password", "current-password", 'maxlength="200"')}
+      <p><button type="submit">{_("account.delete")}</button></p>
+      <p class="status" role="status" id="delete-status"></p>
+    </form>
+  </section>
 </div>
+<p class="status" role="status" id="account-deleted" hidden>{_("account.deleted")}</p>
 """
-    return shell(_("account.title"), main, ("account.js",), page="account", request=request)
+    return shell(_("account.title"), main, ("account.js", "account_data.js"), page="account", request=request)
 
 
 @get("/how-to-play/{game:str}", include_in_schema=False, sync_to_thread=False)

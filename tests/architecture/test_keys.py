@@ -22,7 +22,8 @@ def test_stored_and_queued_names_are_unchanged():
     assert K.agent_job_id("g", 3, 1) == "agent:g:3:1"
     assert K.chance_job_id("g", 3, 1) == "chance:g:3:1"
     assert K.retry_job_id("deadline:g:3:1", K.swept_retry(99)) == "deadline:g:3:1:swept:99"
-    assert K.SERVER_PREFIXES == ("auto:", "bot:", "agent:", "timer:", "start:")
+    assert K.SERVER_PREFIXES == ("auto:", "bot:", "agent:", "timer:", "start:", "leave:")
+    assert K.leave_command_id(2) == "leave:2"
     assert (K.bot_command_id(1, 4), K.auto_command_id(1, 4), K.timer_command_id(4)) == (
         "bot:1:4",
         "auto:1:4",

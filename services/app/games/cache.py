@@ -48,6 +48,10 @@ class TableCache:
     def __len__(self) -> int:
         return len(self._tables)
 
+    def cached(self) -> list[Table]:
+        """The copies this process holds now."""
+        return list(self._tables.values())
+
     def forget(self, game_id: str) -> None:
         self._tables.pop(game_id, None)
         self._finished.pop(game_id, None)

@@ -275,12 +275,14 @@ class Commands:
             game=table.game.name,
             ranked=table.record.ranked,
             seats=[
+                # No name: an event never carries one (a person may delete
+                # their account; names are joined at read, services/app/upcast.py).
                 SeatRecord(
                     h.seat,
                     "bot" if h.kind == "bot" else h.kind,
                     h.player_id,
                     h.bot if h.kind == "bot" else None,
-                    h.name,
+                    h.name if h.kind == "bot" else None,
                 )
                 for h in table.seats
                 if h is not None

@@ -15,6 +15,7 @@ from services.app.games.events import GameFinished, TableEvent
 from services.app.games.tables import Table, engine_events
 from services.app.kernel import event_tag
 from services.app.players import Player
+from services.app.upcast import game_finished_named
 
 
 def finished_record(table: Table) -> GameFinished | None:
@@ -32,13 +33,22 @@ def result_shown(table: Table) -> dict:
     return result
 
 
+def named(table: Table, event: Any) -> Any:
+    """An event as read out: an hm.game_finished names its seats as the
+    table's seats are named now (services/app/upcast.py), whatever the
+    stored event carried."""
+    if isinstance(event, GameFinished):
+        return game_finished_named(event, {h.seat: h.name for h in table.seats if h is not None})
+    return event
+
+
 def redacted(table: Table, viewer: int | None, first: int, events: list) -> list[dict]:
     """Events from version `first` as `viewer` may see them (None: spectator).
     After the game every event is public in full (docs/rules/general.md)."""
     game, out = table.game, []
     public = table.disclosed
     for offset, event in enumerate(events):
-        seen = event if public or isinstance(event, TableEvent) else game.redact(event, viewer)
+        seen = named(table, event) if public or isinstance(event, TableEvent) else game.redact(event, viewer)
         if seen is not None:
             out.append({"version": first + offset, "event": seen})
     return out
@@ -76,7 +86,7 @@ def export(table: Table) -> bytes:
         raise Conflict("game_in_progress", "the log is exported once the game has ended")
     embargo.check(table, None, whole=True)  # also what verify reads
     lines = [
-        msgspec.json.encode({"version": i, "type": event_tag(e), "event": e})
+        msgspec.json.encode({"version": i, "type": event_tag(e), "event": named(table, e)})
         for i, e in enumerate(table.events, start=1)
     ]
     return b"\n".join(lines) + b"\n"

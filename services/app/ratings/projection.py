@@ -63,7 +63,10 @@ def rated_identity(seat) -> tuple[str, str, str]:
     name, one rating per bot per game, listed apart."""
     if seat.kind == "bot":
         return f"bot:{seat.bot}", "bot", f"{seat.bot} (house bot)"
-    return seat.player_id, seat.kind, seat.name or seat.player_id
+    # Not the name an old event carried: reads join the players table's
+    # (services/app/ratings/queries.py), which a deleted account's
+    # pseudonym replaced; the projection keeps no name of a person.
+    return seat.player_id, seat.kind, seat.player_id
 
 
 def apply_game(ratings: dict[str, Rating], finished: GameFinished, position: int, game_id: str) -> list[Change]:

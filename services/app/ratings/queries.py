@@ -8,6 +8,13 @@ from engines.registry import get_game
 from services.app.errors import NotFound
 from services.app.ratings.projection import PROVISIONAL_SIGMA
 
+# A person's or agent's name is the players table's now (a deleted one's is
+# its pseudonym, services/app/upcast.py), not what the projection once copied.
+_RATINGS = (
+    "SELECT r.game, r.rated_id, r.kind, coalesce(p.name, r.name) AS name, r.mu, r.sigma, r.games, r.forfeits"
+    " FROM ratings r LEFT JOIN players p ON r.kind <> 'bot' AND p.player_id::text = r.rated_id"
+)
+
 
 def _rating_row(r) -> dict:
     return {
@@ -30,7 +37,7 @@ async def leaderboard(pool, game: str, limit: int) -> dict:
     except OptionsError as err:
         raise NotFound(err.code, err.message) from None
     rows = await pool.fetch(
-        "SELECT * FROM ratings WHERE game = $1 ORDER BY mu - 3 * sigma DESC, rated_id LIMIT $2 * 3", game, limit
+        _RATINGS + " WHERE r.game = $1 ORDER BY r.mu - 3 * r.sigma DESC, r.rated_id LIMIT $2 * 3", game, limit
     )
     people = [_rating_row(r) for r in rows if r["kind"] == "human"][:limit]
     agents = [_rating_row(r) for r in rows if r["kind"] == "agent"][:limit]
@@ -40,7 +47,7 @@ async def leaderboard(pool, game: str, limit: int) -> dict:
 
 async def history(pool, player_id: str, game: str | None) -> dict:
     current = await pool.fetch(
-        "SELECT * FROM ratings WHERE rated_id = $1 AND ($2::text IS NULL OR game = $2)", player_id, game
+        _RATINGS + " WHERE r.rated_id = $1 AND ($2::text IS NULL OR r.game = $2)", player_id, game
     )
     changes = await pool.fetch(
         "SELECT * FROM rating_changes WHERE rated_id = $1 AND ($2::text IS NULL OR game = $2) ORDER BY position",

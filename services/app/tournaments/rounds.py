@@ -64,6 +64,16 @@ class Rounds:
             return 0
         settings = state.settings
         by_id = {e.id: e for e in state.entrants}
+        # An entrant whose account was deleted plays its later rounds as a
+        # house bot (services/app/deletion.py): no table waits for them.
+        gone = {
+            r["id"]
+            for r in await self.pool.fetch(
+                "SELECT player_id::text AS id FROM players"
+                " WHERE deleted_at IS NOT NULL AND player_id::text = ANY($1::text[])",
+                [e.id for e in state.entrants if e.kind != "bot"],
+            )
+        }
         created = 0
         for table in state.tables:
             if state.finished_result(state.round, table.table) is not None:
@@ -71,8 +81,9 @@ class Rounds:
             seats = []
             for seat_no, entrant_id in enumerate(table.seats):
                 entrant = by_id[entrant_id]
-                if entrant.kind == "bot":
-                    seats.append(SeatHolder(seat_no, None, settings.fill_bot, entrant.name, "bot"))
+                if entrant.kind == "bot" or entrant.id in gone:
+                    name = entrant.name if entrant.kind == "bot" else f"{settings.fill_bot} bot"
+                    seats.append(SeatHolder(seat_no, None, settings.fill_bot, name, "bot"))
                 else:
                     seats.append(SeatHolder(seat_no, entrant.id, None, entrant.name, entrant.kind))
             game_id = table_game_id(tournament_id, state.round, table.table)

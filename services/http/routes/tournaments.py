@@ -17,6 +17,7 @@ from services.app.players import Player
 from services.app.ratings import queries as ratings
 from services.app.tournaments import following
 from services.app.tournaments.service import TournamentService
+from services.app.upcast import with_current_names
 from services.http.routes.games import resume_point
 from services.http.schemas import MAX_ROUNDS, MAX_VERSION, NewTournament
 from services.http.sse import KEEPALIVE
@@ -43,7 +44,7 @@ async def list_tournaments(state: State, status: str | None = None) -> list[dict
 
 @get("/api/v1/tournaments/{tournament_id:str}")
 async def read_tournament(state: State, tournament_id: str) -> dict:
-    return _tn(state).summary(await _tn(state).load(tournament_id))
+    return await with_current_names(state.pool, _tn(state).summary(await _tn(state).load(tournament_id)))
 
 
 @post("/api/v1/tournaments/{tournament_id:str}/registrations", status_code=200)
@@ -58,7 +59,7 @@ async def withdraw(state: State, tournament_id: str, caller: Player) -> dict:
 
 @get("/api/v1/tournaments/{tournament_id:str}/standings")
 async def standings(state: State, tournament_id: str) -> dict:
-    return following.standings(await _tn(state).load(tournament_id))
+    return await with_current_names(state.pool, following.standings(await _tn(state).load(tournament_id)))
 
 
 @get("/api/v1/tournaments/{tournament_id:str}/rounds/{round_no:int}")
@@ -72,7 +73,8 @@ async def round_tables(
 async def tournament_events(
     state: State, tournament_id: str, after: Annotated[int, Parameter(ge=0, le=MAX_VERSION)] = 0
 ) -> dict:
-    return following.events_after(_tn(state), await _tn(state).load(tournament_id), after)
+    loaded = await _tn(state).load(tournament_id)
+    return await with_current_names(state.pool, following.events_after(_tn(state), loaded, after))
 
 
 @get("/api/v1/tournaments/{tournament_id:str}/stream")

@@ -1,0 +1,102 @@
+"""Leaving for good: a person deletes their account (DELETE /api/v1/players/me).
+
+What goes: the password, the token, every session, the name (the row gets
+the pseudonym, services/app/upcast.py), the person's agents (their tokens,
+secrets, endpoints and names likewise), their registrations in tournaments
+not started. What stays, pseudonymous: the seats and moves in the log
+(immutable; read with the pseudonym in place of any name), the ratings and
+their history, tournament results. Seats in games not finished go to house
+bots first, so no table waits for them. docs/privacy.md says what is kept,
+why and for how long."""
+
+from __future__ import annotations
+
+import secrets
+
+import engines.tournament as tn
+from services.app.accounts import Accounts
+from services.app.agents.registry import AgentService
+from services.app.errors import Forbidden
+from services.app.games import leaving
+from services.app.games.service import GameService
+from services.app.names import name_key, name_skeleton
+from services.app.players import Player, Players
+from services.app.tournaments.service import TournamentService
+from services.app.upcast import pseudonym
+
+
+class AccountDeletion:
+    def __init__(
+        self,
+        accounts: Accounts,
+        players: Players,
+        agents: AgentService,
+        games: GameService,
+        tournaments: TournamentService,
+    ) -> None:
+        self.accounts = accounts
+        self.players = players
+        self.pool = players.pool
+        self.agents = agents
+        self.games = games
+        self.tournaments = tournaments
+
+    async def delete(self, player: Player, password: str, address: str) -> None:
+        """Checks the password (403 wrong_password, within the sign-in
+        limits of the name), then takes the account apart. Each step can be
+        done again: a deletion cut short is finished by asking again with the
+        same credentials (they go last)."""
+        if player.kind != "human":
+            raise Forbidden("people_only", "an agent is deleted by its owner (DELETE /api/v1/agents/{id})")
+        await self.accounts.confirm_password(player, password, address)
+        owned = await self.agents.of_owner(player)
+        everyone = [player.player_id, *(a.agent_id for a in owned)]
+        for game_id, seat in await leaving.seats_in_play(self.pool, everyone):
+            await leaving.hand_to_bot(self.games, game_id, seat)
+        await self._withdraw_registrations(everyone)
+        for agent in owned:
+            await self.agents.delete(player, agent.agent_id)
+        async with self.pool.acquire() as conn, conn.transaction():
+            for player_id in everyone:
+                name = pseudonym(player_id)
+                await conn.execute(
+                    "UPDATE players SET name = $2, name_key = $3, name_skeleton = $4, password_hash = NULL,"
+                    " token_hash = $5, deleted_at = coalesce(deleted_at, now()) WHERE player_id = $1::text::uuid",
+                    player_id,
+                    name,
+                    name_key(name),
+                    name_skeleton(name),
+                    secrets.token_bytes(32),
+                )
+                await conn.execute("UPDATE ratings SET name = $2 WHERE rated_id = $1", player_id, name)
+            for agent in owned:
+                await conn.execute(
+                    "UPDATE agents SET name = $2, endpoint = NULL, sealed_secret = NULL, previous_sealed_secret = NULL,"
+                    " previous_secret_until = NULL, secret = NULL WHERE agent_id = $1::text::uuid",
+                    agent.agent_id,
+                    pseudonym(agent.agent_id),
+                )
+            await conn.execute("DELETE FROM sessions WHERE player_id = ANY($1::text[]::uuid[])", everyone)
+        for player_id in everyone:
+            await self.players.revoke(player_id)
+        self._rename_cached(set(everyone))
+
+    async def _withdraw_registrations(self, player_ids: list[str]) -> None:
+        """Out of every tournament not started yet (a running one's later
+        rounds seat a deleted entrant as a house bot: services/app/tournaments/rounds.py)."""
+        rows = await self.pool.fetch("SELECT tournament_id::text AS id FROM tournaments WHERE status = 'registering'")
+        ids = set(player_ids)
+        for row in rows:
+            loaded = await self.tournaments.load(row["id"])
+            for entrant in loaded.state.registered:
+                if entrant.id in ids:
+                    await self.tournaments.command(row["id"], tn.Withdraw(entrant=entrant.id), loaded=loaded)
+
+    def _rename_cached(self, player_ids: set[str]) -> None:
+        """This process's table copies name the seats with the pseudonym at
+        once (a copy is loaded with the players' names; other processes'
+        copies are reloaded within their table cache's lifetime)."""
+        for table in self.games.tables.cached():
+            for holder in table.record.seats:
+                if holder is not None and holder.player_id in player_ids:
+                    holder.name = pseudonym(holder.player_id)
