@@ -85,8 +85,9 @@ class FaultStack:
         roles = self.roles()
         return len([r for r in roles if r.startswith("api")]) >= self.processes and "worker" in roles
 
-    async def ready(self, timeout_s: float = 90.0) -> bool:
-        """serve's processes are all up and /ready answers 200 (PostgreSQL and Redis reachable)."""
+    async def ready(self, timeout_s: float = 300.0) -> bool:
+        """serve's processes are all up and /ready answers 200 (PostgreSQL and Redis reachable).
+        The bound is generous: on a loaded machine a new serve's imports alone take a minute."""
         from services.tools.faultload import once
 
         async def answers() -> bool:
