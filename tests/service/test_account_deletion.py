@@ -99,7 +99,7 @@ async def _tournament_played_by(person: ApiClient, owner: ApiClient) -> str:
     return tid
 
 
-async def test_deleting_an_account(stack):
+async def test_deleting_an_account(stack, database_url):
     base = stack.base_url
     alice, bob = await _person(base, "alice-deleting"), await _person(base, "bob-staying")
     agent = await register_agent(alice, "alice-agent", [GAME], mode="pull")
@@ -117,6 +117,18 @@ async def test_deleting_an_account(stack):
         return any(p["rated_id"] == alice.player_id for p in board["players"])
 
     await wait_for(rated, 30)
+
+    # Nothing the service wrote names anyone: a game's and a tournament's streams hold ids.
+    conn = await asyncpg.connect(database_url)
+    try:
+        stored = await conn.fetch("SELECT data FROM events WHERE stream_id = ANY($1::text[])", [finished, tid])
+    finally:
+        await conn.close()
+    assert stored and not any(alice.name.encode() in bytes(r["data"]) for r in stored)
+    # Reads join the current names.
+    assert {s["name"] for s in (await bob.game(finished))["seats"]} == {alice.name, bob.name}
+    summary = (await bob.get(f"/api/v1/tournaments/{tid}")).json()
+    assert {e["name"] for e in summary["entrants"]} == {alice.name, bob.name}
 
     # A wrong password changes nothing.
     r = await _delete(alice, "not my password")

@@ -12,6 +12,7 @@ import msgspec
 import engines.tournament as tn
 from services.app.games import embargo
 from services.app.tournaments.service import Loaded, TournamentService
+from services.app.upcast import with_current_names
 
 _DONE = ("finished", "cancelled")
 
@@ -67,7 +68,7 @@ async def _events(service: TournamentService, hub, tournament_id: str, sent: int
             current = await service.load(tournament_id)
             for item in service.public_events(current, sent):
                 sent = item["version"]
-                yield item
+                yield await with_current_names(service.pool, item)
             if current.state.status in _DONE:
                 yield Ended(current.state.status, sent)
                 return

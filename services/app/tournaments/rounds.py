@@ -64,16 +64,16 @@ class Rounds:
             return 0
         settings = state.settings
         by_id = {e.id: e for e in state.entrants}
-        # An entrant whose account was deleted plays its later rounds as a
-        # house bot (services/app/deletion.py): no table waits for them.
-        gone = {
-            r["id"]
-            for r in await self.pool.fetch(
-                "SELECT player_id::text AS id FROM players"
-                " WHERE deleted_at IS NOT NULL AND player_id::text = ANY($1::text[])",
-                [e.id for e in state.entrants if e.kind != "bot"],
-            )
-        }
+        # Entrants' names as they are now (events carry none); an entrant
+        # whose account was deleted plays its later rounds as a house bot
+        # (services/app/deletion.py): no table waits for them.
+        rows = await self.pool.fetch(
+            "SELECT player_id::text AS id, name, deleted_at IS NOT NULL AS gone FROM players"
+            " WHERE player_id::text = ANY($1::text[])",
+            [e.id for e in state.entrants if e.kind != "bot"],
+        )
+        names = {r["id"]: r["name"] for r in rows}
+        gone = {r["id"] for r in rows if r["gone"]}
         created = 0
         for table in state.tables:
             if state.finished_result(state.round, table.table) is not None:
@@ -85,7 +85,8 @@ class Rounds:
                     name = entrant.name if entrant.kind == "bot" else f"{settings.fill_bot} bot"
                     seats.append(SeatHolder(seat_no, None, settings.fill_bot, name, "bot"))
                 else:
-                    seats.append(SeatHolder(seat_no, entrant.id, None, entrant.name, entrant.kind))
+                    name = names.get(entrant.id, entrant.name)
+                    seats.append(SeatHolder(seat_no, entrant.id, None, name, entrant.kind))
             game_id = table_game_id(tournament_id, state.round, table.table)
             await self.games.create_seated(
                 game_id,

@@ -142,7 +142,9 @@ class TournamentService(Rounds):
         )
 
     async def register(self, player: Player, tournament_id: str) -> Loaded:
-        entrant = tn.Entrant(id=player.player_id, name=player.name, kind=player.kind)
+        # No name in the event (a person may delete their account): reads
+        # join the players table's (services/app/upcast.py).
+        entrant = tn.Entrant(id=player.player_id, name="", kind=player.kind)
         loaded = await self.load(tournament_id)
         await self.command(tournament_id, tn.Register(entrant=entrant), loaded=loaded)
         return loaded

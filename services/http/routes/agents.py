@@ -18,6 +18,7 @@ from services.app.agents.registry import AgentService
 from services.app.agents.sparring import MAX_GAMES, MAX_SEED, Sparring
 from services.app.agents.stream import AgentEvents
 from services.app.players import Player
+from services.app.upcast import with_current_names
 from services.http.routes.reports import ROUTES as REPORT_ROUTES
 from services.http.schemas import SeatCount
 from services.http.sse import KEEPALIVE
@@ -147,14 +148,13 @@ async def sparring_report(state: State, agent_id: str, sparring_id: str, caller:
 async def enter_tournament(state: State, agent_id: str, tournament_id: str, caller: Player) -> dict:
     """The owner enters the agent (the tournament's bot policy decides whether agents may play)."""
     loaded = await enter(_agents(state), state.tournaments, state.runtime.publisher, caller, agent_id, tournament_id)
-    return state.tournaments.summary(loaded)
+    return await with_current_names(state.pool, state.tournaments.summary(loaded))
 
 
 @delete("/api/v1/agents/{agent_id:str}/tournaments/{tournament_id:str}", status_code=200)
 async def leave_tournament(state: State, agent_id: str, tournament_id: str, caller: Player) -> dict:
-    return state.tournaments.summary(
-        await withdraw_agent(_agents(state), state.tournaments, caller, agent_id, tournament_id)
-    )
+    loaded = await withdraw_agent(_agents(state), state.tournaments, caller, agent_id, tournament_id)
+    return await with_current_names(state.pool, state.tournaments.summary(loaded))
 
 
 # --- a pull agent's own stream -------------------------------------------------------

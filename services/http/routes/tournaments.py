@@ -34,7 +34,9 @@ async def create_tournament(state: State, data: NewTournament, caller: Player) -
     knockout), rounds, options, every_minutes, opens_ms, closes_ms,
     min_entrants, max_entrants, time_control {move_ms, bank_ms}, ranked,
     bots (fill | none | bots_only), fill_to, points, duplicate, advance."""
-    return _tn(state).summary(await _tn(state).create(caller, data.settings(now_ms())))
+    return await with_current_names(
+        state.pool, _tn(state).summary(await _tn(state).create(caller, data.settings(now_ms())))
+    )
 
 
 @get("/api/v1/tournaments")
@@ -49,12 +51,13 @@ async def read_tournament(state: State, tournament_id: str) -> dict:
 
 @post("/api/v1/tournaments/{tournament_id:str}/registrations", status_code=200)
 async def register(state: State, tournament_id: str, caller: Player) -> dict:
-    return _tn(state).summary(await register_self(state.runtime.agents, _tn(state), caller, tournament_id))
+    loaded = await register_self(state.runtime.agents, _tn(state), caller, tournament_id)
+    return await with_current_names(state.pool, _tn(state).summary(loaded))
 
 
 @delete("/api/v1/tournaments/{tournament_id:str}/registrations", status_code=200)
 async def withdraw(state: State, tournament_id: str, caller: Player) -> dict:
-    return _tn(state).summary(await _tn(state).withdraw(caller, tournament_id))
+    return await with_current_names(state.pool, _tn(state).summary(await _tn(state).withdraw(caller, tournament_id)))
 
 
 @get("/api/v1/tournaments/{tournament_id:str}/standings")
