@@ -37,8 +37,8 @@ from services.infra import logs
 from services.infra.db import create_pool
 from services.infra.eventstore import EventStore
 from services.infra.fanout import Hub, Publisher
-from services.infra.outages import OUTAGES, POSTGRES, REDIS, quiet_library_outages
 from services.infra.leases import Leases
+from services.infra.outages import OUTAGES, POSTGRES, REDIS, quiet_library_outages
 from services.infra.revocations import Revocations
 from services.infra.scheduler import Scheduler
 from services.infra.watchers import Watchers

@@ -7,6 +7,7 @@ the one list of trusted proxies, for the scheme as for the connection cap
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import pytest
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
@@ -26,13 +27,15 @@ async def _scheme_seen(options: dict, peer: str, proto: str = "https") -> str:
     wrapped = (
         ProxyHeadersMiddleware(app, trusted_hosts=options["forwarded_allow_ips"]) if options["proxy_headers"] else app
     )
-    scope = {
+    # Only the scope matters to the middleware here; it never receives or sends.
+    scope: Any = {
         "type": "http",
         "scheme": "http",
         "client": (peer, 40000),
         "headers": [(b"x-forwarded-proto", proto.encode()), (b"x-forwarded-for", b"203.0.113.9")],
     }
-    await wrapped(scope, None, None)
+    nothing: Any = None
+    await wrapped(scope, nothing, nothing)
     return seen["scheme"]
 
 
