@@ -12,19 +12,45 @@ from typing import Any
 
 import httpx
 
+PROCESS_HEADER = "x-api-process"
+
 
 class ApiClient:
+    """`fresh_connections=True`: no keep-alive, every request on a new
+    connection, so behind one socket shared by several API processes (or a
+    balancer) consecutive requests land on either. `answered` collects the
+    `X-API-Process` of every response (pass one set to several clients to
+    learn which processes answered all of them)."""
+
     player_id: str  # set by register
 
-    def __init__(self, base_url: str, token: str | None = None, name: str = "") -> None:
+    def __init__(
+        self,
+        base_url: str,
+        token: str | None = None,
+        name: str = "",
+        fresh_connections: bool = False,
+        answered: set[str] | None = None,
+    ) -> None:
         self.base_url = base_url
         self.token = token
         self.name = name
-        self.http = httpx.AsyncClient(base_url=base_url, timeout=30)
+        self.answered: set[str] = set() if answered is None else answered
+        options: dict[str, Any] = {"limits": httpx.Limits(max_keepalive_connections=0)} if fresh_connections else {}
+        self.http = httpx.AsyncClient(
+            base_url=base_url, timeout=30, event_hooks={"response": [self._record_process]}, **options
+        )
+
+    async def _record_process(self, response: httpx.Response) -> None:
+        process = response.headers.get(PROCESS_HEADER)
+        if process is not None:
+            self.answered.add(process)
 
     @classmethod
-    async def register(cls, base_url: str, name: str) -> ApiClient:
-        client = cls(base_url, name=name)
+    async def register(
+        cls, base_url: str, name: str, fresh_connections: bool = False, answered: set[str] | None = None
+    ) -> ApiClient:
+        client = cls(base_url, name=name, fresh_connections=fresh_connections, answered=answered)
         r = await client.http.post("/api/v1/players", json={"name": name})
         if r.status_code == 409 and r.json()["code"] == "name_taken":
             # Names are unique and tests of one run share a database.
@@ -104,13 +130,20 @@ class SseReader:
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     last_id: str | None = None
     reconnects: int = 0
+    answered: set[str] | None = None  # the `X-API-Process` of each stream it opened
 
     def start(self) -> SseReader:
         self.task = asyncio.create_task(self._run())
         return self
 
     async def _run(self) -> None:
-        async with httpx.AsyncClient(base_url=self.base_url, timeout=httpx.Timeout(60, read=60)) as http:
+        # A new connection for each resume: behind a shared socket or a balancer
+        # it may land on either API process.
+        async with httpx.AsyncClient(
+            base_url=self.base_url,
+            timeout=httpx.Timeout(60, read=60),
+            limits=httpx.Limits(max_keepalive_connections=0),
+        ) as http:
             while not self.ended.is_set():
                 headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
                 if self.last_id is not None:
@@ -118,6 +151,8 @@ class SseReader:
                 try:
                     async with http.stream("GET", f"/api/v1/games/{self.game_id}/stream", headers=headers) as r:
                         assert r.status_code == 200, await r.aread()
+                        if self.answered is not None and PROCESS_HEADER in r.headers:
+                            self.answered.add(r.headers[PROCESS_HEADER])
                         event: dict = {}
                         async for line in r.aiter_lines():
                             if line == "":

@@ -1,26 +1,45 @@
 """Every registered game runs through the service unchanged:
-a table of house bots and one person, played to the end over HTTP, with the
-log exported and folded back by the engine to the same result."""
+a table of house bots and one person, played to the end over HTTP against
+two API processes on one port (as `serve` runs them, each request on a new
+connection, both processes answering), with the log exported and folded
+back by the engine to the same result."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import random
+from collections.abc import AsyncIterator, Iterator
 
 import msgspec
 import pytest
 
 from engines.registry import all_games
-from tests.service.client import ApiClient, play_randomly
+from tests.service.client import play_randomly
+from tests.service.two_processes import FreshClients, TwoApiProcesses, start_two_api_processes
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
+@pytest.fixture(scope="module")
+def api(server_env) -> Iterator[TwoApiProcesses]:
+    """`serve --processes 2 --no-worker`, shared by the module's tests."""
+    yield from start_two_api_processes(server_env, with_worker=False)
+
+
+@pytest.fixture
+async def people(api) -> AsyncIterator[FreshClients]:
+    """The test's clients, each request on a fresh connection; at the end,
+    both API processes answered them."""
+    crowd = FreshClients(api)
+    yield crowd
+    await crowd.close_and_check_both_answered()
+
+
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.name)
-async def test_a_person_and_house_bots_play_every_game_to_the_end(server, game):
+async def test_a_person_and_house_bots_play_every_game_to_the_end(people, game):
     players = game.min_players if game.name != "kabuki-tricks" else 4
-    person = await ApiClient.register(server.base_url, "host")
+    person = await people.register("host")
     # Bot-only timing (KM-3 allows 0); the person still plays by HTTP.
     options = {"stop_window_ms": 0} if game.name == "kabuki-masks" else {}
     game_id = await person.create_game(game.name, players, options)

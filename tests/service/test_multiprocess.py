@@ -6,8 +6,11 @@ started again.
 Clients reach the API through a round-robin balancer (a TCP proxy in this
 test, one backend per connection, the next one when a backend refuses), so
 consecutive requests of one person land on either process and a cut stream
-resumes at the survivor, as behind an ingress. The spectators that are
-counted, and the web session's cookie, go to each process directly."""
+resumes at the survivor, as behind an ingress. Every client of the
+balancer opens a new connection per request (no keep-alive), so its
+requests alternate between the processes; the test checks that both
+answered before the kill. The spectators that are counted, and the web
+session's cookie, go to each process directly."""
 
 from __future__ import annotations
 
@@ -97,21 +100,6 @@ async def test_the_balancer_passes_a_refused_backend_by_and_resets_when_none_ans
         live.close()
 
 
-async def _one_request_per_connection(client: ApiClient, origin: str | None = None) -> ApiClient:
-    """No keep-alive: every request is a new connection, so the balancer
-    sends a person's consecutive requests to alternating processes."""
-    old = client.http
-    client.http = httpx.AsyncClient(
-        base_url=client.base_url,
-        timeout=30,
-        cookies=old.cookies,
-        headers={"Origin": origin} if origin else None,
-        limits=httpx.Limits(max_keepalive_connections=0),
-    )
-    await old.aclose()
-    return client
-
-
 @pytest.fixture
 def cluster(server_env, tmp_path):
     env = dict(server_env, **AGENT_ENV)
@@ -157,10 +145,15 @@ async def _agent_streams(web: httpx.AsyncClient, base_url: str) -> int:
 async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluster, database_url):
     (api_a, api_b), workers, balancer = cluster
     lb = f"http://127.0.0.1:{balancer.port}"
-    owner = await _one_request_per_connection(await ApiClient.register(lb, "organiser"))
+    through_lb: set[str] = set()  # the API processes that answered through the balancer
+
+    async def balanced(name: str) -> ApiClient:
+        return await ApiClient.register(lb, name, fresh_connections=True, answered=through_lb)
+
+    owner = await balanced("organiser")
     people = [
-        Person(await _one_request_per_connection(await ApiClient.register(lb, "prompt")), random.Random(1)),
-        Person(await _one_request_per_connection(await ApiClient.register(lb, "slow")), random.Random(2), slow_every=4),
+        Person(await balanced("prompt"), random.Random(1)),
+        Person(await balanced("slow"), random.Random(2), slow_every=4),
     ]
     readers: list[SseReader] = []
     agents: list = []
@@ -195,11 +188,11 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
             r = await owner.post(f"/api/v1/agents/{agent['agent_id']}/tournaments/{tid}")
             assert r.status_code == 200, r.text
         # ... and plays through the balancer with the cookie alone (no token).
-        web_client = ApiClient(lb, name=name)
+        web_client = ApiClient(lb, name=name, fresh_connections=True, answered=through_lb)
         web_client.player_id = web_player
         web_client.http.cookies = web.cookies
-        people.append(Person(await _one_request_per_connection(web_client, origin=lb), random.Random(3)))
-        people[-1].client.http.headers["X-CSRF-Token"] = web.cookies["hm_csrf"]
+        web_client.http.headers.update({"Origin": lb, "X-CSRF-Token": web.cookies["hm_csrf"]})
+        people.append(Person(web_client, random.Random(3)))
 
         games: set[str] = set()
         playing = [asyncio.create_task(p.follow(tid, games)) for p in people]
@@ -207,7 +200,8 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
         tables = await until(lambda: first_round_tables(owner, tid), 20, "round 1", workers)
         assert len(tables) == 2
         # Spectators of every table of round 1 through the balancer, from the first event on.
-        readers = [SseReader(lb, t["game_id"]).start() for t in tables]
+        table_readers = [SseReader(lb, t["game_id"], answered=through_lb).start() for t in tables]
+        readers = [*table_readers]
 
         # A table waiting for its second player: its spectators stay until told to go.
         watched = await owner.create_game(GAME, 2)
@@ -238,6 +232,8 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
         streams = await until(agent_stream_at, 10, "the pull agent's one stream", workers)
         victim, survivor = (api_a, api_b) if streams[0] else (api_b, api_a)
         versions_before = [(await get_json(owner, f"/api/v1/games/{t['game_id']}"))["version"] for t in tables]
+        pids = {str(api.proc.pid) for api in (api_a, api_b) if api.proc}
+        assert through_lb == pids, f"through the balancer answered {sorted(through_lb)}, the processes {sorted(pids)}"
         victim.kill()
         workers[0].kill()
         killed_at = time.monotonic()
@@ -283,7 +279,7 @@ async def test_two_api_and_two_worker_processes_survive_a_sigkill_of_each(cluste
             await conn.close()
 
         # Spectators of round 1 saw every event once, in order, across the kill.
-        for reader, table in zip(readers, tables, strict=True):
+        for reader, table in zip(table_readers, tables, strict=True):
             await assert_every_event_once(reader, finals[table["game_id"]])
         print(
             f"\nkilled API process {'A' if victim is api_a else 'B'}; "

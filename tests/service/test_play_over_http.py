@@ -1,35 +1,55 @@
-"""Whole games over real HTTP against a real server process, PostgreSQL and
-Redis: play, spectate, retry, race, replay, export."""
+"""Whole games over real HTTP against two API processes on one port (as
+`serve` runs them), PostgreSQL and Redis: play, spectate, retry, race,
+replay, export. Each request and each stream is a new connection, so the
+players, their retries and races, and the spectators are spread over both
+processes (each test checks that both answered)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import random
+from collections.abc import AsyncIterator, Iterator
 
 import msgspec
 import pytest
 
 from engines.registry import get_game
 from tests.service.client import ApiClient, SseReader, play_randomly
+from tests.service.two_processes import FreshClients, TwoApiProcesses, start_two_api_processes
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 KT = get_game("kabuki-tricks")
 
 
-async def _table_of_four(base_url: str) -> tuple[str, list[ApiClient]]:
-    clients = [await ApiClient.register(base_url, f"p{i}") for i in range(4)]
+@pytest.fixture(scope="module")
+def api(server_env) -> Iterator[TwoApiProcesses]:
+    """`serve --processes 2 --no-worker`, shared by the module's tests."""
+    yield from start_two_api_processes(server_env, with_worker=False)
+
+
+@pytest.fixture
+async def people(api) -> AsyncIterator[FreshClients]:
+    """The test's clients, each request on a fresh connection; at the end,
+    both API processes answered them."""
+    crowd = FreshClients(api)
+    yield crowd
+    await crowd.close_and_check_both_answered()
+
+
+async def _table_of_four(people: FreshClients) -> tuple[str, list[ApiClient]]:
+    clients = [await people.register(f"p{i}") for i in range(4)]
     game_id = await clients[0].create_game("kabuki-tricks", 4)
     for seat, client in enumerate(clients):
         await client.sit(game_id, seat)
     return game_id, clients
 
 
-async def test_four_players_and_three_sse_streams_see_every_event_once_in_order(server):
-    game_id, clients = await _table_of_four(server.base_url)
-    spectators = [SseReader(server.base_url, game_id).start() for _ in range(2)]
-    seat_stream = SseReader(server.base_url, game_id, token=clients[1].token).start()
+async def test_four_players_and_three_sse_streams_see_every_event_once_in_order(api, people):
+    game_id, clients = await _table_of_four(people)
+    spectators = [SseReader(api.base_url, game_id, answered=people.answered).start() for _ in range(2)]
+    seat_stream = SseReader(api.base_url, game_id, token=clients[1].token, answered=people.answered).start()
     await asyncio.gather(*(play_randomly(c, game_id, random.Random(i)) for i, c in enumerate(clients)))
     info = await clients[0].game(game_id)
     assert info["status"] == "finished"
@@ -44,7 +64,7 @@ async def test_four_players_and_three_sse_streams_see_every_event_once_in_order(
         assert versions[-1] == info["version"]
 
     # What each stream received is exactly what GET /events gives that viewer.
-    public = (await ApiClient(server.base_url).get(f"/api/v1/games/{game_id}/events", after=0)).json()
+    public = (await people.anonymous().get(f"/api/v1/games/{game_id}/events", after=0)).json()
     assert [m["version"] for m in spectators[0].game_events] == [e["version"] for e in public["events"]]
     assert spectators[0].game_events == spectators[1].game_events
 
@@ -56,10 +76,10 @@ async def test_four_players_and_three_sse_streams_see_every_event_once_in_order(
     assert [e["version"] for e in full] == list(range(1, info["version"] + 1))
 
 
-async def test_spectator_stream_during_play_shows_no_hand(server):
-    game_id, clients = await _table_of_four(server.base_url)
-    spectator = SseReader(server.base_url, game_id).start()
-    seat0 = SseReader(server.base_url, game_id, token=clients[0].token).start()
+async def test_spectator_stream_during_play_shows_no_hand(api, people):
+    game_id, clients = await _table_of_four(people)
+    spectator = SseReader(api.base_url, game_id, answered=people.answered).start()
+    seat0 = SseReader(api.base_url, game_id, token=clients[0].token, answered=people.answered).start()
     # Play part of the game, then read the streams while it is still running.
     await asyncio.gather(
         *(play_randomly(c, game_id, random.Random(10 + i), until_version=40) for i, c in enumerate(clients))
@@ -90,8 +110,8 @@ def _cards_in(event: dict) -> list[int]:
     return [c for c in out if isinstance(c, int)]
 
 
-async def test_twenty_concurrent_submissions_for_one_turn_accept_exactly_one(server):
-    game_id, clients = await _table_of_four(server.base_url)
+async def test_twenty_concurrent_submissions_for_one_turn_accept_exactly_one(people):
+    game_id, clients = await _table_of_four(people)
     info = await clients[0].game(game_id)
     seat = info["to_act"][0]
     mover = clients[seat]
@@ -108,8 +128,8 @@ async def test_twenty_concurrent_submissions_for_one_turn_accept_exactly_one(ser
     assert events["version"] == version + len(replies[[r.status_code for r in replies].index(200)].json()["events"])
 
 
-async def test_a_retried_command_id_returns_the_first_outcome_and_appends_nothing(server):
-    game_id, clients = await _table_of_four(server.base_url)
+async def test_a_retried_command_id_returns_the_first_outcome_and_appends_nothing(people):
+    game_id, clients = await _table_of_four(people)
     info = await clients[0].game(game_id)
     mover = clients[info["to_act"][0]]
     mine = await mover.game(game_id)
@@ -121,9 +141,9 @@ async def test_a_retried_command_id_returns_the_first_outcome_and_appends_nothin
     assert (await mover.game(game_id))["version"] == first.json()["version"]
 
 
-async def test_replay_and_export_rules(server):
-    game_id, clients = await _table_of_four(server.base_url)
-    anon = ApiClient(server.base_url)
+async def test_replay_and_export_rules(people):
+    game_id, clients = await _table_of_four(people)
+    anon = people.anonymous()
     # Export of a game in progress is refused.
     r = await anon.get(f"/api/v1/games/{game_id}/export")
     assert r.status_code == 409 and r.json()["code"] == "game_in_progress"
@@ -152,8 +172,10 @@ def _decode(event: dict):
     return msgspec.convert(event, KT.event_type)
 
 
-async def test_openapi_lists_the_public_routes(server):
-    r = await ApiClient(server.base_url).get("/schema/openapi.json")
+async def test_openapi_lists_the_public_routes(api):
+    client = ApiClient(api.base_url)  # one request: either process will do
+    r = await client.get("/schema/openapi.json")
+    await client.close()
     assert r.status_code == 200
     paths = r.json()["paths"]
     for route in (
@@ -173,10 +195,10 @@ async def test_openapi_lists_the_public_routes(server):
     assert "post" in paths["/api/v1/games/{game_id}/actions"]
 
 
-async def test_server_command_ids_are_reserved(server):
+async def test_server_command_ids_are_reserved(people):
     """A client may not take a house bot's or an agent's future command id
     (it would stall that seat): the server's prefixes are refused."""
-    game_id, clients = await _table_of_four(server.base_url)
+    game_id, clients = await _table_of_four(people)
     info = await clients[0].game(game_id)
     mover = clients[info["to_act"][0]]
     action = (await mover.game(game_id))["legal_actions"][0]

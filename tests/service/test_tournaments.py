@@ -1,7 +1,9 @@
-"""Tournaments end to end: a real API process, real arq workers (started and
-killed here), PostgreSQL and Redis. Entrants play over HTTP like clients do;
-the workers start the tournament, create tables, play for absent seats,
-record results, pair rounds and keep the ratings."""
+"""Tournaments end to end: two API processes on one port as `serve` runs
+them, real arq workers (started and killed here), PostgreSQL and Redis.
+Entrants play over HTTP like clients do, each request on a new connection,
+so consecutive requests of one entrant land on either process (and each test
+checks that both answered); the workers start the tournament, create tables,
+play for absent seats, record results, pair rounds and keep the ratings."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -25,7 +28,8 @@ from engines.tournament import default_points, table_points
 from services.app.games.policy import STRIKE_LIMIT
 from services.infra.keys import AUTO_PREFIX
 from tests.conftest import ROOT, WorkerProcess
-from tests.service.client import ApiClient
+from tests.service.client import PROCESS_HEADER, ApiClient
+from tests.service.two_processes import FreshClients, TwoApiProcesses, start_two_api_processes
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -34,6 +38,21 @@ TN = "/api/v1/tournaments"
 
 
 # --- processes ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def api(server_env) -> Iterator[TwoApiProcesses]:
+    """`serve --processes 2 --no-worker`, shared by the module's tests: the
+    tests start and kill their own workers (`workers`)."""
+    yield from start_two_api_processes(server_env, with_worker=False)
+
+
+@pytest.fixture
+async def people(api) -> AsyncIterator[FreshClients]:
+    """The test's clients; at the end, both API processes answered them."""
+    crowd = FreshClients(api)
+    yield crowd
+    await crowd.close_and_check_both_answered()
 
 
 @pytest.fixture
@@ -172,15 +191,17 @@ async def rounds_of(client: ApiClient, tournament_id: str, rounds: int) -> dict[
     return {n: await get_json(client, f"{TN}/{tournament_id}/rounds/{n}") for n in range(1, rounds + 1)}
 
 
-async def read_sse(base_url: str, path: str, timeout: float = 20) -> list[dict]:
-    """Every message of a finished stream (it ends by itself with `end`)."""
+async def read_sse(people: FreshClients, path: str, timeout: float = 20) -> list[dict]:
+    """Every message of a finished stream (it ends by itself with `end`), on
+    a connection of its own (either API process may serve it)."""
     messages: list[dict] = []
     event: dict = {}
     async with (
-        httpx.AsyncClient(base_url=base_url, timeout=httpx.Timeout(timeout)) as http,
+        httpx.AsyncClient(base_url=people.api.base_url, timeout=httpx.Timeout(timeout)) as http,
         http.stream("GET", path) as r,
     ):
         assert r.status_code == 200, await r.aread()
+        people.answered.add(r.headers[PROCESS_HEADER])
         async for line in r.aiter_lines():
             if line == "":
                 if "data" in event:
@@ -209,11 +230,11 @@ async def seat_commands(db: asyncpg.Connection, game_id: str) -> list[tuple[int,
 # --- 1. a scheduled swiss tournament runs by itself ---------------------------------------
 
 
-async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_final_ranking(server, workers, db):
+async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_final_ranking(people, workers, db):
     move_ms = 1000  # the least a person may be given
     worker = workers()
-    organiser = await ApiClient.register(server.base_url, "organiser")
-    humans = [await ApiClient.register(server.base_url, f"entrant{i}") for i in range(10)]
+    organiser = await people.register("organiser")
+    humans = [await people.register(f"entrant{i}") for i in range(10)]
     summary = await create_tournament(
         organiser,
         start_ms=now_ms() + 2500,
@@ -372,12 +393,12 @@ async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_fi
 # --- 2. the worker is killed mid-round --------------------------------------------------
 
 
-async def test_worker_sigkilled_mid_round_restarts_and_the_tournament_finishes_exactly_once(server, workers, db):
+async def test_worker_sigkilled_mid_round_restarts_and_the_tournament_finishes_exactly_once(people, workers, db):
     rounds, tables_per_round = 3, 3
     # Bots think a little in the worker, so a round lasts long enough to be cut.
     worker = workers(HANAMICHI_BOT_DELAY_MS="15")
-    organiser = await ApiClient.register(server.base_url, "organiser-kill")
-    humans = [await ApiClient.register(server.base_url, f"killer{i}") for i in range(2)]
+    organiser = await people.register("organiser-kill")
+    humans = [await people.register(f"killer{i}") for i in range(2)]
     tid = (
         await create_tournament(
             organiser,
@@ -462,7 +483,7 @@ async def test_worker_sigkilled_mid_round_restarts_and_the_tournament_finishes_e
 
     # The tournament stream (over SSE, as clients follow it): one result per
     # table, each naming that table's game, the rounds in order.
-    messages = await read_sse(server.base_url, f"{TN}/{tid}/stream")
+    messages = await read_sse(people, f"{TN}/{tid}/stream")
     assert messages[-1]["event"] == "end" and messages[-1]["data"]["status"] == "finished"
     streamed = [m["data"] for m in messages if m["event"] == "tournament"]
     assert [m["version"] for m in streamed] == list(range(1, len(streamed) + 1))
@@ -510,10 +531,10 @@ async def _changes_snapshot(db: asyncpg.Connection) -> list:
     return [tuple(r) for r in await db.fetch("SELECT * FROM rating_changes ORDER BY position, rated_id")]
 
 
-async def test_ratings_rebuilt_from_the_log_equal_the_stored_ones(server, server_env, workers, db):
+async def test_ratings_rebuilt_from_the_log_equal_the_stored_ones(people, server_env, workers, db):
     worker = workers()
-    organiser = await ApiClient.register(server.base_url, "organiser-ratings")
-    humans = [await ApiClient.register(server.base_url, f"rated{i}") for i in range(2)]
+    organiser = await people.register("organiser-ratings")
+    humans = [await people.register(f"rated{i}") for i in range(2)]
     tid = (
         await create_tournament(
             organiser,
@@ -599,10 +620,10 @@ async def test_ratings_rebuilt_from_the_log_equal_the_stored_ones(server, server
 # --- 4. registration over the API --------------------------------------------------------
 
 
-async def test_registration_and_withdrawal_rules_over_http(server, workers):
-    organiser = await ApiClient.register(server.base_url, "organiser-reg")
-    alice, bob, carol = [await ApiClient.register(server.base_url, n) for n in ("alice", "bob", "carol")]
-    anonymous = ApiClient(server.base_url)
+async def test_registration_and_withdrawal_rules_over_http(people, workers):
+    organiser = await people.register("organiser-reg")
+    alice, bob, carol = [await people.register(n) for n in ("alice", "bob", "carol")]
+    anonymous = people.anonymous()
 
     # Bad settings: a 4xx with a stable code.
     future = now_ms() + 60_000
@@ -702,12 +723,12 @@ async def _status_is(client: ApiClient, tid: str, *statuses: str) -> bool:
     return await tournament_status(client, tid) in statuses
 
 
-async def test_fill_bot_chooses_the_house_bot_at_the_tables_and_is_checked(server, workers):
+async def test_fill_bot_chooses_the_house_bot_at_the_tables_and_is_checked(people, workers):
     """`fill_bot` (default heuristic) is the bot the fill seats; it
     must be one of the game's bots (422 bad_tournament) and a known bot name
     (400 otherwise). Before, every filled seat was `heuristic`."""
     workers()
-    organiser = await ApiClient.register(server.base_url, f"fill-bot-{uuid.uuid4().hex[:6]}")
+    organiser = await people.register(f"fill-bot-{uuid.uuid4().hex[:6]}")
     r = await organiser.post(TN, {"game": GAME, "start_ms": now_ms() + 60_000, "rounds": 1, "fill_bot": "memory"})
     assert r.status_code == 422 and r.json()["code"] == "bad_tournament", r.text
     r = await organiser.post(TN, {"game": GAME, "start_ms": now_ms() + 60_000, "rounds": 1, "fill_bot": "grandmaster"})

@@ -32,8 +32,7 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT, free_test_port
-
-PROCESS_HEADER = "x-api-process"
+from tests.service.client import PROCESS_HEADER, ApiClient
 
 
 def fresh_client(base_url: str, **kwargs) -> httpx.Client:
@@ -155,7 +154,48 @@ class TwoApiProcesses:
                 self.proc.wait()
 
 
-def _start(server_env: dict[str, str], with_worker: bool) -> Iterator[TwoApiProcesses]:
+class FreshClients:
+    """A test's `ApiClient`s of a `TwoApiProcesses`, each request on a fresh
+    connection (either process may take it); `answered` holds every API
+    process that answered any of them, and `close_and_check_both_answered()`
+    (a fixture's teardown) fails unless both did: the test spread its load.
+
+        @pytest.fixture
+        async def people(api):
+            crowd = FreshClients(api)
+            yield crowd
+            await crowd.close_and_check_both_answered()"""
+
+    def __init__(self, api: TwoApiProcesses) -> None:
+        self.api = api
+        self.answered: set[str] = set()
+        self.clients: list[ApiClient] = []
+
+    async def register(self, name: str) -> ApiClient:
+        client = await ApiClient.register(self.api.base_url, name, fresh_connections=True, answered=self.answered)
+        self.clients.append(client)
+        return client
+
+    def anonymous(self) -> ApiClient:
+        client = ApiClient(self.api.base_url, fresh_connections=True, answered=self.answered)
+        self.clients.append(client)
+        return client
+
+    async def close_and_check_both_answered(self) -> None:
+        for client in self.clients:
+            await client.close()
+        pids = set(map(str, self.api.pids))
+        assert self.answered == pids, f"answered by {sorted(self.answered)}, the API processes are {sorted(pids)}"
+
+
+def start_two_api_processes(server_env: dict[str, str], with_worker: bool) -> Iterator[TwoApiProcesses]:
+    """The body of a fixture of any scope: yields once both API processes
+    answer, stops serve after. A module that plays many tests against two
+    processes shares one (serve takes seconds to start):
+
+        @pytest.fixture(scope="module")
+        def api(server_env):
+            yield from start_two_api_processes(server_env, with_worker=False)"""
     serve = TwoApiProcesses(dict(server_env), with_worker=with_worker)
     try:
         serve.wait_serving()
@@ -167,10 +207,10 @@ def _start(server_env: dict[str, str], with_worker: bool) -> Iterator[TwoApiProc
 @pytest.fixture
 def two_api_processes(server_env) -> Iterator[TwoApiProcesses]:
     """`serve --processes 2 --no-worker`, both API processes answering."""
-    yield from _start(server_env, with_worker=False)
+    yield from start_two_api_processes(server_env, with_worker=False)
 
 
 @pytest.fixture
 def two_api_processes_with_worker(server_env) -> Iterator[TwoApiProcesses]:
     """`serve --processes 2` with its supervised arq worker."""
-    yield from _start(server_env, with_worker=True)
+    yield from start_two_api_processes(server_env, with_worker=True)
