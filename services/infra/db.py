@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
 from importlib import resources
 
 import asyncpg
 
+log = logging.getLogger("hanamichi")
+
 # Any fixed key works: it only serialises concurrent migrators.
 MIGRATION_LOCK = 7_240_001
+
+# How long a process's start waits for a PostgreSQL that is not there (down,
+# restarting) before it fails: uvicorn stops every API process of `serve`
+# when one of them fails its start, so an API process that uvicorn starts
+# again during an outage must wait the outage out, not exit.
+START_WAIT_S = 120.0
 
 
 def migration_files() -> list[tuple[int, str, str]]:
@@ -51,8 +62,27 @@ class LogConnection(asyncpg.Connection):
         return ""
 
 
-async def create_pool(dsn: str | None, size: int = 10) -> asyncpg.Pool:
-    conn = await asyncpg.connect(dsn)
+async def _connect_when_up(dsn: str | None, wait_s: float) -> asyncpg.Connection:
+    """A connection, retried with a backoff while PostgreSQL is unreachable, up to `wait_s`."""
+    from services.infra.outages import POSTGRES, outage_of
+
+    deadline = time.monotonic() + wait_s
+    pause_s = 0.25
+    while True:
+        try:
+            return await asyncpg.connect(dsn)
+        except Exception as exc:
+            if outage_of(exc) != POSTGRES or time.monotonic() + pause_s > deadline:
+                raise
+            log.warning(
+                "PostgreSQL unreachable at start (%s: %s); trying again in %g s", type(exc).__name__, exc, pause_s
+            )
+            await asyncio.sleep(pause_s)
+            pause_s = min(5.0, pause_s * 2)
+
+
+async def create_pool(dsn: str | None, size: int = 10, wait_s: float = START_WAIT_S) -> asyncpg.Pool:
+    conn = await _connect_when_up(dsn, wait_s)
     try:
         await migrate(conn)
     finally:
