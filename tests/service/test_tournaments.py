@@ -742,10 +742,12 @@ async def test_fill_bot_chooses_the_house_bot_at_the_tables_and_is_checked(peopl
     assert (await register(organiser, tid)).status_code in (200, 201)
 
     async def seated():
+        # The round is paired first, its tables created just after: wait for the game itself.
         r = await organiser.get(f"{TN}/{tid}/rounds/1")
-        return r.status_code == 200 and r.json().get("tables")
+        if r.status_code != 200 or not r.json().get("tables"):
+            return None
+        r = await organiser.get(f"/api/v1/games/{r.json()['tables'][0]['game_id']}")
+        return r.json() if r.status_code == 200 else None
 
-    await until(seated, 30, "round 1's table")
-    table = (await organiser.get(f"{TN}/{tid}/rounds/1")).json()["tables"][0]
-    game = await get_json(organiser, f"/api/v1/games/{table['game_id']}")
+    game = await until(seated, 30, "round 1's table")
     assert sorted(s["bot"] for s in game["seats"] if s["kind"] == "bot") == ["random"] * 3
