@@ -110,6 +110,7 @@ class Spectator:
     versions: list[int] = field(default_factory=list)
     reconnects: int = 0
     ended: bool = False
+    causes: Counter = field(default_factory=Counter)  # why each stream ended before `end`
 
     async def watch(self, port: int, deadline: float) -> None:
         from services.tools.loadclient import HttpConnection
@@ -128,8 +129,9 @@ class Spectator:
                     elif event == "end":
                         self.ended = True
                         return
-            except (*LOST, StopAsyncIteration, KeyError):
+            except (*LOST, StopAsyncIteration, KeyError) as exc:
                 self.reconnects += 1
+                self.causes[str(exc) if "refused" in str(exc) else type(exc).__name__] += 1
                 await asyncio.sleep(0.3)
             finally:
                 conn.close()
@@ -143,6 +145,7 @@ class Person:
     acks: list[Ack]
     sent: dict[str, set[str]]  # game -> every command id sent there, answered or not
     refused: Counter
+    last_seen: dict = field(default_factory=dict)  # the table as this person read it last
 
     async def play(self, game_id: str, seat: int, deadline: float, think_s: float) -> bool:
         """Until the table finishes (True) or the deadline: read it, and move when it is our turn."""
@@ -153,6 +156,7 @@ class Person:
                 await asyncio.sleep(0.5)
                 continue
             info = answer[1]
+            self.last_seen = {k: info.get(k) for k in ("game_id", "game", "status", "version", "to_act", "your_seat")}
             if info["status"] == "finished":
                 return True
             if seat in info["to_act"] and info["legal_actions"]:
@@ -190,6 +194,7 @@ class Load:
     tables: dict[str, str] = field(default_factory=dict)  # game id -> game
     finished: int = 0
     unfinished: int = 0
+    stuck: list[dict] = field(default_factory=list)  # unfinished tables as the people saw them last
     setup_failures: int = 0
     run: str = field(default_factory=lambda: uuid.uuid4().hex[:6])  # unique names on a reused database
 
@@ -224,6 +229,7 @@ class Load:
                 self.finished += 1
             else:
                 self.unfinished += 1
+                self.stuck.append(people[0].last_seen)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(watching), 30)
             watching.cancel()

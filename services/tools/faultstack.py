@@ -60,6 +60,7 @@ class FaultStack:
         self.database_url, self.redis_url = database_url, redis_url
         self.serve: subprocess.Popen | None = None
         self.serve_starts = 0
+        self.serve_exits_unasked = 0  # serve found gone without a kill of ours: a failure to report
 
     # --- serve ----------------------------------------------------------------------------------
 
@@ -99,6 +100,9 @@ class FaultStack:
 
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
+            if self.serve is not None and self.serve.poll() is not None:
+                self.serve_exits_unasked += 1
+                self.start_serve()
             if self.complete() and await answers():
                 return True
             await asyncio.sleep(0.2)
@@ -178,6 +182,8 @@ class FaultStack:
     async def _fault_serve(self, outage_s: float) -> str:
         if self.serve is None:
             return "no serve"
+        if self.serve.poll() is not None:
+            self.serve_exits_unasked += 1
         children = list(self.roles().values())
         old = self.serve.pid
         self.serve.kill()

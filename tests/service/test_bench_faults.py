@@ -26,6 +26,7 @@ def test_a_short_fault_soak_loses_nothing_acknowledged():
     # Faults every 8 s in turn (api, redis, api): a slow restart on a loaded machine may push the third out.
     assert report["faults_by_kind"]["api"] >= 1 and report["faults_by_kind"]["redis"] >= 1, report["faults"]
     assert report["faults_not_recovered"] == 0 and report["ready_at_end"], report["faults"]
+    assert report["serve_exits_unasked"] == 0 and report["serve_starts"] == 1
     assert report["tables_started"] >= 4 and report["tables_finished"] == report["tables_started"], report
     assert report["moves_acknowledged"] > 0
     assert report["acknowledged_in_log_once"] == report["moves_acknowledged"], report["missing_examples"]
