@@ -44,6 +44,9 @@ class Settings:
     # The house-bot delay of a table created with POST /api/v1/games that
     # does not set `bot_delay_ms` (people play or watch it).
     table_bot_delay_ms: int = 700
+    # An untimed table in play where nobody has moved this long: the worker's
+    # sweep hands the seats it waits for to house bots (ranked last).
+    stale_table_s: float = 86_400.0
     # Signs session cookies and CSRF tokens; every API process must share it.
     # Unset: one is drawn once and kept in PostgreSQL (services/app/accounts.py).
     session_secret: str | None = None
@@ -94,6 +97,7 @@ class Settings:
             data_dir=Path(env.get("HANAMICHI_DATA", ".hanamichi")),
             bot_delay_ms=int(env.get("HANAMICHI_BOT_DELAY_MS", "0")),
             table_bot_delay_ms=int(env.get("HANAMICHI_TABLE_BOT_DELAY_MS", "700")),
+            stale_table_s=float(env.get("HANAMICHI_STALE_TABLE_S", "86400")),
             session_secret=env.get("HANAMICHI_SESSION_SECRET") or None,
             secret_key=env.get("HANAMICHI_SECRET_KEY") or None,
             pool_size=int(env.get("HANAMICHI_PG_POOL", "10")),

@@ -14,6 +14,7 @@ import logging
 from arq.typing import WorkerCoroutine
 from arq.worker import Function, func
 
+from services.app.games.leaving import hand_stale_seats
 from services.app.games.policy import STRIKE_LIMIT
 from services.app.games.timers import STALL_S, tables_in_play
 from services.infra import keys as K
@@ -54,6 +55,7 @@ async def reconcile(ctx: dict) -> dict:
     idle = await tables_in_play(runtime.games, idle_s=STALL_S)
     counts["bot_tables_resumed"] = runtime.bots.sweep(idle)
     counts["timer_tables_resumed"] = runtime.timers.sweep(idle)
+    counts["stale_seats_handed"] = await hand_stale_seats(runtime.games, runtime.settings.stale_table_s)
     return counts
 
 

@@ -53,7 +53,7 @@ class CapPolicy:
         """Before creating a table for `player_id` (in its transaction)."""
         await _lock(conn, player_id)
         held = await conn.fetchval(
-            "SELECT count(*) FROM games WHERE created_by = $1::text::uuid AND status <> 'finished'", player_id
+            "SELECT count(*) FROM games WHERE created_by = $1::text::uuid AND status IN ('open', 'playing')", player_id
         )
         if held >= self.open_tables:
             raise TooMany(
@@ -69,7 +69,7 @@ class CapPolicy:
         row = await conn.fetchrow(
             "SELECT count(*) AS bots, count(*) FILTER (WHERE s.bot = $2) AS experts"
             " FROM seats s JOIN games g ON g.game_id = s.game_id"
-            " WHERE g.created_by = $1::text::uuid AND g.status <> 'finished' AND s.bot IS NOT NULL",
+            " WHERE g.created_by = $1::text::uuid AND g.status IN ('open', 'playing') AND s.bot IS NOT NULL",
             host_id,
             EXPERT_BOT,
         )
@@ -107,7 +107,7 @@ class CapPolicy:
             " WHERE a.owner_id = $1::text::uuid AND EXISTS ("
             "   SELECT 1 FROM unnest(sp.game_ids || coalesce(sp.bot_game_ids, '{}')) AS t(game_id)"
             "   LEFT JOIN games g ON g.game_id = t.game_id"
-            "   WHERE g.status <> 'finished'"
+            "   WHERE g.status IN ('open', 'playing')"
             "      OR (g.game_id IS NULL AND sp.created_at > now() - make_interval(secs => $2)))",
             owner_id,
             float(SPARRING_CREATION_S),

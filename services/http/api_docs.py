@@ -72,6 +72,8 @@ ROUTE_ERRORS: dict[str, tuple[int, ...]] = {
     "pause_agent": (409,),
     "resume_agent": (409,),
     "create_game": (422,),
+    "cancel_game": (403, 409),
+    "leave_game": (409,),
     "read_events": (403, 409),
     "export": (403, 409),
     "stream": (403, 409),

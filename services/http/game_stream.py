@@ -48,6 +48,13 @@ async def game_sse(state: State, games: GameService, table: Table, player: Playe
                 continue
             if notice.last > table.version:
                 await games.refresh(table)  # written by another process, or a resync nudge
+            elif table.state is None and notice.last == 0:
+                await games.read_seats(table)  # before the deal: a seat changed, or the table was cancelled
+            if table.record.status == "cancelled" and table.state is None:
+                yield ServerSentEventMessage(
+                    data=encode({"version": table.version, "status": "cancelled"}).decode(), event="end"
+                )
+                return
             await games.check_embargo(table)
             if seat_pending and player is not None:  # seat_pending is only ever set for a player
                 viewer = await games.seat_taken(table, player.player_id)

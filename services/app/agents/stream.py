@@ -87,7 +87,7 @@ class AgentEvents:
         pool = self.pool
         rows = await pool.fetch(
             "SELECT g.game_id::text AS game_id, s.seat FROM seats s JOIN games g ON g.game_id = s.game_id"
-            " WHERE s.player_id = $1::text::uuid AND g.status <> 'finished'",
+            " WHERE s.player_id = $1::text::uuid AND g.status IN ('open', 'playing')",
             self.agent.agent_id,
         )
         out = []

@@ -11,6 +11,8 @@ import msgspec
 
 from engines.registry import available, get_game
 
+DEFAULT_BOT = "heuristic"
+
 
 def option_choices(options_type: type) -> dict[str, list]:
     """Each option typed as a Literal -> its allowed values, in declared order."""
@@ -32,6 +34,8 @@ def catalog() -> list[dict[str, Any]]:
                 "options": msgspec.to_builtins(game.options_type()),
                 "option_choices": option_choices(game.options_type),
                 "bots": list(game.bots),
+                # What the lobby's New table form seats at the other seats.
+                "default_bot": DEFAULT_BOT if DEFAULT_BOT in game.bots else next(iter(game.bots)),
             }
         )
     return out

@@ -30,7 +30,7 @@ class SeatInfo(msgspec.Struct):
 class GameInfo(msgspec.Struct):
     game_id: str
     game: str
-    status: str  # 'open', 'playing', 'finished'
+    status: str  # 'open', 'playing', 'finished', 'cancelled' (by its creator, before the deal)
     version: int
     players: int
     ranked: bool
@@ -52,6 +52,9 @@ class GameInfo(msgspec.Struct):
     # Streams open on this table without a seat, over every API process
     # (services/infra/watchers.py); None when it cannot be counted (Redis down).
     spectators: int | None = None
+    # The viewer created this table: before the deal they may seat house
+    # bots at its open seats or cancel it.
+    you_created: bool = False
 
 
 def effective_time_control(table: Table, agents: AgentSettings) -> dict | None:
@@ -79,7 +82,7 @@ def game_info(table: Table, player: Player | None, agents: AgentSettings) -> Gam
     return GameInfo(
         game_id=table.game_id,
         game=game.name,
-        status="finished" if over else ("playing" if started else "open"),
+        status=_status(table),
         version=table.version,
         players=table.players,
         ranked=table.record.ranked,
@@ -100,4 +103,13 @@ def game_info(table: Table, player: Player | None, agents: AgentSettings) -> Gam
         time_control=effective_time_control(table, agents),
         bot_delay_ms=table.record.bot_delay_ms,
         server_time_ms=int(time.time() * 1000),
+        you_created=player is not None and table.record.created_by == player.player_id,
     )
+
+
+def _status(table: Table) -> str:
+    if table.over:
+        return "finished"
+    if table.state is not None:
+        return "playing"
+    return "cancelled" if table.record.status == "cancelled" else "open"

@@ -156,6 +156,8 @@ class Seating:
             # reads where it decides (docs/architecture.md, "Seats"): this
             # copy learns the seats and the deal of the other processes first.
             await self.refresh(table, fresh=True)
+            if table.record.status == "cancelled":
+                raise Conflict("table_cancelled", "this table was cancelled by the player who created it")
             if table.state is not None or table.full:
                 raise Conflict("table_full", "every seat at this table is taken")
             if holder.player_id is not None and table.seat_of(holder.player_id) is not None:
@@ -168,6 +170,14 @@ class Seating:
                 raise Conflict("seat_taken", "that seat is taken")
             try:
                 async with self.pool.acquire() as conn, conn.transaction():
+                    # The table's row, locked: a cancel (services/app/games/leaving.py)
+                    # and the seat that fills the table are taken one after the other.
+                    status = await conn.fetchval(
+                        "SELECT status FROM games WHERE game_id = $1::text::uuid FOR UPDATE", table.game_id
+                    )
+                    if status == "cancelled":
+                        table.record.status = "cancelled"
+                        raise Conflict("table_cancelled", "this table was cancelled by the player who created it")
                     if cap is not None:
                         await cap(conn)
                     await conn.execute(_SEAT_SQL, table.game_id, seat, holder.player_id, holder.bot)

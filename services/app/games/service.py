@@ -99,12 +99,24 @@ class GameService(Seating, Commands):
         a read, a move); after the deal they change only through the log
         (hm.seat_handed_to_bot)."""
         rows = await self.pool.fetch(
-            "SELECT s.seat, s.player_id, s.bot, p.name, p.kind FROM seats s"
-            " LEFT JOIN players p ON p.player_id = s.player_id WHERE s.game_id = $1::text::uuid",
+            "SELECT g.status, s.seat, s.player_id, s.bot, p.name, p.kind FROM games g"
+            " LEFT JOIN seats s ON s.game_id = g.game_id LEFT JOIN players p ON p.player_id = s.player_id"
+            " WHERE g.game_id = $1::text::uuid",
             table.game_id,
         )
         seats = table.record.seats
+        if rows and rows[0]["status"] == "cancelled":
+            table.record.status = "cancelled"
+        if table.state is None:
+            # Before the deal a seat's row goes when its player leaves
+            # (services/app/games/leaving.py): the seat is open again here too.
+            held = {row["seat"] for row in rows if row["seat"] is not None}
+            for seat in range(len(seats)):
+                if seat not in held:
+                    seats[seat] = None
         for row in rows:
+            if row["seat"] is None:
+                continue
             holder = seats[row["seat"]]
             player_id = str(row["player_id"]) if row["player_id"] is not None else None
             # A holder the row still names keeps what the log did to it (a

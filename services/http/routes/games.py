@@ -10,7 +10,7 @@ import time
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, get, post
+from litestar import Request, Response, delete, get, post
 from litestar.datastructures import State
 from litestar.openapi import ResponseSpec
 from litestar.params import Parameter
@@ -22,6 +22,7 @@ from services.app.games import queries
 from services.app.games.catalog import catalog as game_catalog
 from services.app.games.clocks import seat_clocks
 from services.app.games.info import GameInfo, game_info
+from services.app.games.leaving import cancel_table, leave_table
 from services.app.games.service import ActionAccepted, GameService
 from services.app.players import Player
 from services.http.game_stream import game_sse
@@ -172,6 +173,20 @@ async def seat_bot(state: State, game_id: str, data: SeatBot, caller: Player) ->
     return game_info(table, caller, state.settings.agents)
 
 
+@delete("/api/v1/games/{game_id:str}", status_code=200)
+async def cancel_game(state: State, game_id: str, caller: Player) -> GameInfo:
+    """The creator cancels a table not dealt yet (status `cancelled`)."""
+    table = await cancel_table(_games(state), caller, game_id)
+    return game_info(table, caller, state.settings.agents)
+
+
+@post("/api/v1/games/{game_id:str}/leave", status_code=200)
+async def leave_game(state: State, game_id: str, caller: Player) -> GameInfo:
+    """Before the deal the seat opens again; in a game in progress a house bot takes it (ranked last)."""
+    table = await leave_table(_games(state), caller, game_id)
+    return game_info(table, caller, state.settings.agents)
+
+
 @post("/api/v1/games/{game_id:str}/actions", status_code=200)
 async def submit_action(state: State, game_id: str, data: Submit, caller: Player) -> Response[ActionAccepted]:
     try:
@@ -251,6 +266,8 @@ ROUTES = [
     read_game,
     take_seat,
     seat_bot,
+    cancel_game,
+    leave_game,
     submit_action,
     read_events,
     replay,
