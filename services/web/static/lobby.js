@@ -197,6 +197,9 @@ function buildForm() {
       const select = h("select", { id: `nt-seat-${i}`, "data-seat": String(i) },
         h("option", { value: "", text: t("lobby.open_person") }),
         ...spec.bots.map((b) => h("option", { value: b, text: t("lobby.house_bot", { bot: b }) })));
+      // The other seats default to the catalog's default house bot: a table
+      // of one person starts at once instead of waiting for people who may never come.
+      select.value = spec.default_bot || spec.bots[0] || "";
       if (kept[i - 1] !== undefined && [...select.options].some((o) => o.value === kept[i - 1])) select.value = kept[i - 1];
       grid.append(field(t("common.seat", { n: i + 1 }), select));
     }

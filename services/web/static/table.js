@@ -86,6 +86,7 @@ function layout() {
   const help = h("p", { class: "help" }, h("a", { href: `/how-to-play/${info.game}` }, t("table.how_to_play", { game: name })));
   regions.turn = h("p", { class: "turn", id: "turn-line", "aria-live": "polite" });
   regions.join = h("p", { class: "join", hidden: true });
+  regions.leaving = h("p", { class: "leaving", hidden: true });
   regions.error = h("p", { class: "error", role: "alert", id: "move-error" });
   regions.seats = h("ul", { class: "seats" });
   regions.board = h("div", { class: "board" });
@@ -99,6 +100,7 @@ function layout() {
     help,
     regions.turn,
     regions.join,
+    regions.leaving,
     regions.result,
     h("section", { class: "players", "aria-label": t("table.players") }, regions.seats),
     h("section", { class: "table-board", "aria-label": t("table.title") }, regions.board),
@@ -117,6 +119,7 @@ function render() {
   renderMoves();
   renderTurn();
   renderJoin();
+  renderLeaving();
   renderResult();
   tick();
 }
@@ -129,7 +132,8 @@ function renderSeats() {
     return h("li", { class: acting ? "seat acting" : "seat", "aria-current": acting ? "true" : null },
       h("span", { class: "seat-name" }, (s.taken ? names(i) : t("table.open_seat")) + kind + (i === info.your_seat ? " " + t("table.you") : "")),
       extra ? h("span", { class: "seat-extra" }, extra) : null,
-      h("span", { class: "clock", "data-seat": i }));
+      h("span", { class: "clock", "data-seat": i }),
+      !s.taken && info.you_created && info.status === "open" ? addBotButton(i) : null);
   });
   regions.seats.replaceChildren(...items);
 }
@@ -137,6 +141,7 @@ function renderSeats() {
 function renderTurn() {
   let text;
   if (info.status === "finished") text = t("table.over");
+  else if (info.status === "cancelled") text = t("table.cancelled");
   else if (info.status === "open") text = t("table.waiting_players");
   else if (info.legal_actions.length) text = t("table.your_turn");
   else {
@@ -170,6 +175,86 @@ async function renderJoin() {
     regions.join.replaceChildren(h("a", { href: "/signin" }, t("nav.signin")), " " + t("table.to_sit"));
   }
   regions.join.hidden = false;
+}
+
+// No table traps anyone: the creator seats a house bot at an open seat or
+// cancels the table before the deal; anyone seated may leave (a house bot
+// then plays the seat, ranked last, once the cards are dealt).
+let defaultBot = null; // the catalog's default bot for this game
+
+function addBotButton(seat) {
+  const b = h("button", { type: "button", class: "add-bot" }, t("table.add_bot"));
+  b.addEventListener("click", async () => {
+    b.disabled = true;
+    try {
+      if (!defaultBot) {
+        const spec = (await api("/api/v1/games/catalog")).find((g) => g.game === info.game);
+        defaultBot = spec.default_bot || spec.bots[0];
+      }
+      await api(`/api/v1/games/${encodeURIComponent(gameId)}/bots`, { method: "POST", body: { seat, bot: defaultBot } });
+    } catch (err) {
+      showError(err);
+      b.disabled = false;
+    }
+    refresh();
+  });
+  return b;
+}
+
+function renderLeaving() {
+  const seat = info.your_seat;
+  const active = info.status === "open" || info.status === "playing";
+  const seated = active && seat !== null && !info.seats[seat].bot;
+  const host = info.you_created && info.status === "open";
+  if (!seated && !host) { regions.leaving.hidden = true; regions.leaving.replaceChildren(); return; }
+  const wanted = [host ? "cancel" : null, seated ? "leave" : null].filter(Boolean).join(",");
+  if (regions.leaving.dataset.shown === wanted) { regions.leaving.hidden = false; return; }
+  regions.leaving.dataset.shown = wanted;
+  const items = [];
+  if (seated) {
+    const leave = h("button", { type: "button" }, t("table.leave"));
+    leave.addEventListener("click", () => confirmLeave(leave));
+    items.push(leave);
+  }
+  if (host) {
+    const cancel = h("button", { type: "button" }, t("table.cancel_table"));
+    cancel.addEventListener("click", async () => {
+      cancel.disabled = true;
+      try {
+        await api(`/api/v1/games/${encodeURIComponent(gameId)}`, { method: "DELETE" });
+      } catch (err) {
+        showError(err);
+        cancel.disabled = false;
+      }
+      refresh();
+    });
+    items.push(" ", cancel);
+  }
+  regions.leaving.replaceChildren(...items);
+  regions.leaving.hidden = false;
+}
+
+function confirmLeave(opener) {
+  const dlg = h("dialog", { "aria-labelledby": "leave-h" });
+  const note = h("p", {}, info.status === "playing" ? t("table.leave_playing") : t("table.leave_open"));
+  const leave = h("button", { type: "button" }, t("table.leave_confirm"));
+  const stay = h("button", { type: "button" }, t("table.stay"));
+  leave.addEventListener("click", async () => {
+    leave.disabled = true;
+    try {
+      await api(`/api/v1/games/${encodeURIComponent(gameId)}/leave`, { method: "POST" });
+      dlg.close();
+    } catch (err) {
+      dlg.close();
+      showError(err);
+    }
+    refresh();
+  });
+  stay.addEventListener("click", () => dlg.close());
+  dlg.append(h("h2", { id: "leave-h" }, t("table.leave_title")), note, h("p", { class: "buttons" }, leave, stay));
+  dlg.addEventListener("close", () => { dlg.remove(); if (opener.isConnected) opener.focus(); });
+  document.body.append(dlg);
+  dlg.showModal();
 }
 
 function renderResult() {
