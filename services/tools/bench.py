@@ -18,9 +18,7 @@ import time
 import uuid
 from pathlib import Path
 
-import asyncpg
-
-from services.tools.benchplay import GameRunner, http_ceiling, spectate
+from services.tools.benchplay import GameRunner, http_ceiling, raw_append_ceiling, spectate
 from services.tools.benchrun import percentile, run_bench
 
 
@@ -67,37 +65,6 @@ def add_bench_parser(sub) -> None:
     from services.tools.bench_faults import add_faults_parser
 
     add_faults_parser(which)
-
-
-async def raw_append_ceiling(dsn: str, seconds: float, connections: int = 8) -> float:
-    """Single-event transactions from 8 connections on different streams:
-    the ceiling that one-event-per-transaction appends could reach."""
-    table = f"bench_raw_{uuid.uuid4().hex[:8]}"
-    admin = await asyncpg.connect(dsn)
-    await admin.execute(
-        f"CREATE TABLE {table} (stream text, version bigint, data bytea, PRIMARY KEY (stream, version))"
-    )
-    done = 0
-    stop = time.perf_counter() + seconds
-
-    async def writer(n: int) -> None:
-        nonlocal done
-        conn = await asyncpg.connect(dsn)
-        version = 0
-        try:
-            while time.perf_counter() < stop:
-                version += 1
-                await conn.execute(f"INSERT INTO {table} VALUES ($1, $2, $3)", f"s{n}", version, b'{"type":"x"}')
-                done += 1
-        finally:
-            await conn.close()
-
-    started = time.perf_counter()
-    await asyncio.gather(*(writer(n) for n in range(connections)))
-    elapsed = time.perf_counter() - started
-    await admin.execute(f"DROP TABLE {table}")
-    await admin.close()
-    return done / elapsed
 
 
 async def run_service_bench(args: argparse.Namespace, database_url: str, redis_url: str) -> dict:

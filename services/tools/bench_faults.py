@@ -158,8 +158,7 @@ def _streams(load: Load, finals: dict[str, int]) -> dict:
 
 
 async def run_fault_bench(args: argparse.Namespace) -> dict:
-    from services.tools.bench import raw_append_ceiling
-    from services.tools.benchplay import http_ceiling
+    from services.tools.benchplay import http_ceiling, raw_append_ceiling
 
     stack = await asyncio.to_thread(FaultStack, args.port, args.processes, args.database_url, args.redis_url)
     kinds = [k for k in args.faults.split(",") if k]
