@@ -24,8 +24,12 @@ SETTINGS = AgentSettings(allow_http=True, allow_private=True, max_response_bytes
 
 
 class Agent:
+    """What an agent call reads of a registered agent: no secret rotation in
+    progress, so no previous secret to sign with."""
+
     def __init__(self, endpoint: str) -> None:
         self.endpoint, self.secret = endpoint, "whsec_test"
+        self.previous_secret: str | None = None
 
 
 def _reply(status: str, body: bytes, extra: str = "") -> bytes:

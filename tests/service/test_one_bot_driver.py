@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import time
+import uuid
 
 import redis
 
@@ -40,7 +41,7 @@ def test_a_thinking_bot_keeps_its_one_driver_and_a_dead_driver_is_taken_over(
 ):
     serve = two_api_processes_with_worker
     with serve.fresh_client() as http:
-        token = http.post("/api/v1/players", json={"name": "host"}).json()["token"]
+        token = http.post("/api/v1/players", json={"name": f"host-{uuid.uuid4().hex[:8]}"}).json()["token"]
         auth = {"Authorization": f"Bearer {token}"}
         r = http.post(
             "/api/v1/games", json={"game": "kabuki-tricks", "players": 3, "bot_delay_ms": BOT_DELAY_MS}, headers=auth
