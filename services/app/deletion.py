@@ -68,7 +68,10 @@ class AccountDeletion:
                     name_skeleton(name),
                     secrets.token_bytes(32),
                 )
-                await conn.execute("UPDATE ratings SET name = $2 WHERE rated_id = $1", player_id, name)
+                # A rating keeps no name of a person (reads join the players
+                # row, now the pseudonym): a row stored before that rule
+                # gets what the projection writes, so a rebuild finds it equal.
+                await conn.execute("UPDATE ratings SET name = rated_id WHERE rated_id = $1", player_id)
             for agent in owned:
                 await conn.execute(
                     "UPDATE agents SET name = $2, endpoint = NULL, sealed_secret = NULL, previous_sealed_secret = NULL,"

@@ -170,6 +170,16 @@ async def test_deleting_an_account(stack, database_url):
     assert alice.name not in json.dumps(board)
     history = (await bob.get(f"/api/v1/players/{alice.player_id}/ratings")).json()
     assert history["history"] and alice.name not in json.dumps(history)
+    # The stored ratings hold what the projection writes (no name of a person),
+    # so `hanamichi ratings rebuild` still finds them equal after a deletion.
+    conn = await asyncpg.connect(database_url)
+    try:
+        stored_names = {
+            r["name"] for r in await conn.fetch("SELECT name FROM ratings WHERE rated_id = $1", alice.player_id)
+        }
+    finally:
+        await conn.close()
+    assert stored_names == {alice.player_id}
 
     # The game in progress goes on: a house bot plays the deleted seat.
     await asyncio.wait_for(play_randomly(bob, in_play, random.Random(5)), 120)
