@@ -19,7 +19,7 @@ def test_download_my_data_then_delete_my_account(page, live):
     name = unique_name("Dora")
     sign_up(page, name, PASSWORD)
     page.get_by_role("link", name=f"Account: {name}").click()
-    page.get_by_role("heading", name="Account").wait_for()
+    page.get_by_role("heading", name="Account", exact=True).wait_for()
 
     with page.expect_download() as download:
         page.get_by_role("link", name="Download my data").click()

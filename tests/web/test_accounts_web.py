@@ -28,7 +28,7 @@ def test_account_page_changes_password_and_rotates_token(page, live):
     name = unique_name("Ben")
     sign_up(page, name)
     page.get_by_role("link", name=f"Account: {name}").click()
-    page.get_by_role("heading", name="Account").wait_for()
+    page.get_by_role("heading", name="Account", exact=True).wait_for()
     # Changing it asks for the current one (a wrong one is 403 wrong_password:
     # tests/service/test_accounts.py; here the guard counts a 403 as a console error).
     page.get_by_label("Current password").fill("correct horse battery")
