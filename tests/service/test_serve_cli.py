@@ -20,6 +20,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.service.two_processes import alive, children_of
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -50,19 +52,11 @@ def _pick_port(first: int, last: int) -> int:
     raise RuntimeError(f"no free port in {first}-{last}")
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
 def _processes_of(data_dir: Path) -> list[str]:
     """Command lines of live postgres/redis-server processes of this data folder."""
     found = []
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or not _alive(int(entry.name)):
+        if not entry.name.isdigit() or not alive(int(entry.name)):
             continue
         try:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
@@ -139,7 +133,7 @@ def _server_pids(data_dir: Path) -> tuple[int, int]:
 
 def _wait_gone(pids: tuple[int, ...], timeout: float = 10) -> None:
     deadline = time.monotonic() + timeout
-    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
 
 
@@ -161,7 +155,7 @@ def test_serve_starts_embedded_servers_stops_them_and_keeps_the_data(tmp_path):
         assert f"unix://{data_dir}/redis/redis.sock" in serve.output
         assert (data_dir / "postgres" / "PG_VERSION").exists()
         pids = _server_pids(data_dir)
-        assert all(_alive(p) for p in pids)
+        assert all(alive(p) for p in pids)
 
         http = httpx.Client(base_url=serve.base_url, timeout=10)
         r = http.post("/api/v1/players", json={"name": "kaori"})
@@ -180,7 +174,7 @@ def test_serve_starts_embedded_servers_stops_them_and_keeps_the_data(tmp_path):
         assert serve.stop(signal.SIGTERM) == 0, serve.output
         assert "embedded servers stopped" in serve.output
         _wait_gone(pids)
-        assert not any(_alive(p) for p in pids)
+        assert not any(alive(p) for p in pids)
         assert _processes_of(data_dir) == []
         assert _free(api_port)
     finally:
@@ -247,25 +241,10 @@ class StreamWatch(threading.Thread):
         self.ended.set()
 
 
-def _children_of(pid: int) -> list[tuple[int, str]]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == pid and _alive(int(entry.name)):
-            found.append((int(entry.name), cmdline))
-    return found
-
-
 def _worker_pid(serve: Serve, timeout: float = 10) -> int:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        workers = [pid for pid, cmd in _children_of(serve.proc.pid) if "services.cli worker" in cmd]
+        workers = [pid for pid, cmd in children_of(serve.proc.pid) if "services.cli worker" in cmd]
         if workers:
             return workers[0]
         time.sleep(0.05)
@@ -296,7 +275,7 @@ def test_sigterm_ends_every_stream_and_exits_within_5_s_and_a_dead_worker_is_res
         _wait(lambda: "restarted" in serve.output, 15, "the worker's restart")
         assert f"worker (pid {first_worker}) exited with code -9" in serve.output
         second_worker = _worker_pid(serve)
-        assert second_worker != first_worker and _alive(second_worker)
+        assert second_worker != first_worker and alive(second_worker)
 
         # Streams of every kind open: a spectator, a seat, a pull agent.
         http = httpx.Client(base_url=serve.base_url, timeout=10)
@@ -335,7 +314,7 @@ def test_sigterm_ends_every_stream_and_exits_within_5_s_and_a_dead_worker_is_res
             assert watch.error is None, f"the stream was cut, not ended: {watch.error!r}"
         assert "embedded servers stopped" in serve.output
         _wait_gone((*pids, second_worker))
-        assert not any(_alive(p) for p in (*pids, second_worker))
+        assert not any(alive(p) for p in (*pids, second_worker))
         assert _processes_of(data_dir) == []
     finally:
         serve.kill()
@@ -359,13 +338,13 @@ def test_two_instances_at_once_and_a_start_stops_what_a_killed_one_left(tmp_path
         # SIGKILL leaves the servers running (nothing can stop them
         # then), but not the worker (it dies with its parent)...
         second.kill()
-        _wait(lambda: not _alive(worker), 10, "the worker to die with serve")
-        assert all(_alive(p) for p in left)
+        _wait(lambda: not alive(worker), 10, "the worker to die with serve")
+        assert all(alive(p) for p in left)
         # ...and the next start in that folder stops them and starts its own.
         third = Serve(tmp_path, _serve_env(dirs[1]), ports[1])
         third.wait_ready()
         _wait_gone(left)
-        assert not any(_alive(p) for p in left), "the leftover servers still run"
+        assert not any(alive(p) for p in left), "the leftover servers still run"
         assert set(_server_pids(dirs[1])).isdisjoint(left)
         assert third.stop(signal.SIGTERM) == 0, third.output
         assert first.stop(signal.SIGTERM) == 0, first.output
@@ -384,7 +363,7 @@ def test_two_instances_at_once_and_a_start_stops_what_a_killed_one_left(tmp_path
 
 def _api_pids(serve: Serve) -> list[int]:
     """serve's API processes (uvicorn's workers), not its arq worker."""
-    return sorted(pid for pid, cmd in _children_of(serve.proc.pid) if "multiprocessing.spawn" in cmd)
+    return sorted(pid for pid, cmd in children_of(serve.proc.pid) if "multiprocessing.spawn" in cmd)
 
 
 def test_serve_processes_runs_n_api_processes_on_one_port_and_replaces_a_killed_one(tmp_path):
@@ -437,7 +416,7 @@ def test_serve_processes_runs_n_api_processes_on_one_port_and_replaces_a_killed_
         assert serve.stop(signal.SIGTERM) == 0, serve.output
         assert time.monotonic() - sent < 5
         _wait_gone(tuple(api), 5)
-        assert not any(_alive(p) for p in api)
+        assert not any(alive(p) for p in api)
     finally:
         serve.kill()
 

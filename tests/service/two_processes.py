@@ -47,7 +47,8 @@ def fresh_async_client(base_url: str, **kwargs) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=base_url, limits=httpx.Limits(max_keepalive_connections=0), **kwargs)
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """A live process (a zombie is not)."""
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
@@ -55,7 +56,8 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _children_of(pid: int) -> list[tuple[int, str]]:
+def children_of(pid: int) -> list[tuple[int, str]]:
+    """(pid, command line) of each live child of `pid`."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -65,7 +67,7 @@ def _children_of(pid: int) -> list[tuple[int, str]]:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except (OSError, IndexError, ValueError):
             continue
-        if ppid == pid and _alive(int(entry.name)):
+        if ppid == pid and alive(int(entry.name)):
             found.append((int(entry.name), cmdline))
     return found
 
@@ -104,12 +106,12 @@ class TwoApiProcesses:
     @property
     def pids(self) -> list[int]:
         """The live API processes (uvicorn's spawned workers, not the arq worker)."""
-        return sorted(pid for pid, cmd in _children_of(self.proc.pid) if "multiprocessing.spawn" in cmd)
+        return sorted(pid for pid, cmd in children_of(self.proc.pid) if "multiprocessing.spawn" in cmd)
 
     @property
     def worker_pids(self) -> list[int]:
         """serve's supervised arq worker (none with `--no-worker`)."""
-        return sorted(pid for pid, cmd in _children_of(self.proc.pid) if "services.cli worker" in cmd)
+        return sorted(pid for pid, cmd in children_of(self.proc.pid) if "services.cli worker" in cmd)
 
     def fresh_client(self, **kwargs) -> httpx.Client:
         return fresh_client(self.base_url, **kwargs)
