@@ -7,7 +7,11 @@ for 5 s, the whole serve SIGKILLed and started again on the same folder.
 
 At the end it reads the log: every acknowledged move must be there exactly
 once, at the version its answer gave; spectators' streams are compared with
-each table's final version; no answer may be a 500. It exits 1 otherwise."""
+each table's final version; no answer may be a 500. A table the people
+stopped playing (its `--table-s` ran out) is sorted by what its log waits
+for: a person (abandoned by the load generator, which stopped driving it)
+or the service (a house bot's move or a due timer that never came: stalled
+by the service). It exits 1 otherwise, and on any table stalled by the service."""
 
 from __future__ import annotations
 
@@ -127,6 +131,75 @@ async def check_log(database_url: str, load: Load) -> dict:
     }
 
 
+# A table the people stopped at that waits on the service (a house bot, a
+# due timer) gets this long to move (the worker's sweep every 5 s, a dead
+# driver's 5 s lease) before it counts as stalled by the service.
+SERVICE_GRACE_S = 20.0
+
+
+async def _table_now(conn, game_id: str) -> dict:
+    """A table as its log has it: its version and whose move it waits for,
+    each seat a person of the load's (not handed to a house bot) or not."""
+    from engines.registry import get_game
+    from services.app.games.events import SeatHandedToBot
+    from services.app.games.tables import TableEvent, event_decoder
+
+    name = await conn.fetchval("SELECT game FROM games WHERE game_id = $1::text::uuid", game_id)
+    seats = await conn.fetch("SELECT seat, player_id FROM seats WHERE game_id = $1::text::uuid", game_id)
+    people = {r["seat"] for r in seats if r["player_id"] is not None}
+    rows = await conn.fetch("SELECT data FROM events WHERE stream_id = $1 ORDER BY version", game_id)
+    game = get_game(name)
+    decode = event_decoder(game).decode
+    state = None
+    for row in rows:
+        event = decode(row["data"])
+        if isinstance(event, SeatHandedToBot):
+            people.discard(event.seat)
+        elif not isinstance(event, TableEvent):
+            state = game.evolve(state, event)
+    waiting = [] if state is None or game.is_over(state) else sorted(game.waiting_for(state))
+    return {
+        "game_id": game_id,
+        "game": name,
+        "version": len(rows),
+        "over": state is not None and game.is_over(state),
+        "waiting_for": waiting,
+        "waiting_for_people": [seat for seat in waiting if seat in people],
+    }
+
+
+async def sort_unfinished(database_url: str, game_ids: list[str], grace_s: float = SERVICE_GRACE_S) -> dict:
+    """The tables the people stopped playing (their `--table-s` ran out), by
+    what each waits for in the log: a person (the people gave up on it: the
+    load generator's doing, an untimed table has no deadline by design), or
+    the service (a house bot's move, a due timer: the service left it stalled,
+    if it does not move within `grace_s`), or nothing (it ended after the
+    people stopped)."""
+    import asyncpg
+
+    conn = await asyncpg.connect(database_url)
+    try:
+        tables = [await _table_now(conn, g) for g in game_ids]
+
+        def on_service(t: dict) -> bool:
+            return not t["over"] and not t["waiting_for_people"]
+
+        if any(on_service(t) for t in tables):
+            await asyncio.sleep(grace_s)
+            tables = [await _table_now(conn, t["game_id"]) if on_service(t) else t for t in tables]
+    finally:
+        await conn.close()
+    abandoned = [t for t in tables if not t["over"] and t["waiting_for_people"]]
+    stalled = [t for t in tables if on_service(t)]
+    return {
+        "tables_abandoned_by_load_generator": len(abandoned),
+        "tables_stalled_by_service": len(stalled),
+        "tables_finished_after_people_stopped": sum(1 for t in tables if t["over"]),
+        "tables_abandoned_by_load_generator_examples": abandoned[:10],
+        "tables_stalled_by_service_examples": stalled[:10],
+    }
+
+
 def _streams(load: Load, finals: dict[str, int]) -> dict:
     streams = []
     for spectator in load.spectators:
@@ -188,6 +261,7 @@ async def run_fault_bench(args: argparse.Namespace) -> dict:
         rss_rows.append({"minute": round(played_s / 60, 1), "rss_mib": stack.rss_mib()})
         ready_at_end = await stack.ready()
         checked = await check_log(stack.database_url, load)
+        checked |= await sort_unfinished(stack.database_url, load.unfinished_ids)
         moves_per_s = len(load.acks) / max(1e-9, played_s)
         report = {
             "minutes": args.minutes,
@@ -228,15 +302,18 @@ async def run_fault_bench(args: argparse.Namespace) -> dict:
 
 
 def failures(report: dict) -> list[str]:
-    """What makes the soak fail: an acknowledged move lost or applied twice, a 500, or a serve that exited unasked."""
+    """What makes the soak fail: an acknowledged move lost or applied twice, a 500, a serve that exited
+    unasked, or a table left waiting on the service (never one the people stopped playing while it
+    waited for them)."""
     keys = ["acknowledged_missing", "acknowledged_duplicated", "acknowledged_at_another_version", "answers_500"]
-    keys.append("serve_exits_unasked")
+    keys += ["serve_exits_unasked", "tables_stalled_by_service"]
     return [f"{key} {report[key]}" for key in keys if report.get(key)]
 
 
 def _print_table(report: dict) -> None:
     nested = {"rss_mib_per_minute", "faults", "sse_streams_with_problems", "missing_examples"}
     nested |= {"tables_unfinished_last_seen"}
+    nested |= {"tables_abandoned_by_load_generator_examples", "tables_stalled_by_service_examples"}
     width = max(map(len, report))
     for key, value in report.items():
         if key not in nested:

@@ -195,6 +195,7 @@ class Load:
     finished: int = 0
     unfinished: int = 0
     stuck: list[dict] = field(default_factory=list)  # unfinished tables as the people saw them last
+    unfinished_ids: list[str] = field(default_factory=list)  # game ids of the tables the people stopped playing
     setup_failures: int = 0
     run: str = field(default_factory=lambda: uuid.uuid4().hex[:6])  # unique names on a reused database
 
@@ -229,6 +230,7 @@ class Load:
                 self.finished += 1
             else:
                 self.unfinished += 1
+                self.unfinished_ids.append(game_id)
                 self.stuck.append(people[0].last_seen)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(watching), 30)

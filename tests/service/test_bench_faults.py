@@ -43,3 +43,25 @@ def test_a_short_fault_soak_loses_nothing_acknowledged():
     assert report["sse_events_received"] > 0
     assert {"api1", "api2", "worker"} <= set(report["rss_mib_per_minute"][-1]["rss_mib"])
     assert report["http_ceiling_trivial_route_per_s"] > 0 and report["ratio_to_http_ceiling"] > 0
+
+
+def test_tables_the_people_stop_playing_are_the_load_generators_not_the_services():
+    # Tables far longer than the 3 s the people may spend on each: they stop
+    # while the table waits for one of them. That is the load generator's doing
+    # (an untimed table has no deadline by design), never a failure of the run.
+    argv = [sys.executable, "-m", "services.cli", "bench", "faults", "--json", "--port", str(free_test_port())]
+    argv += ["--minutes", "0.2", "--faults", "", "--slots", "3", "--think-ms", "300", "--table-s", "3"]
+    argv += ["--every-s", "10", "--http-seconds", "0.5", "--raw-seconds", "0.5"]
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+
+    assert report["tables_unfinished"] >= 3, report
+    assert (
+        report["tables_abandoned_by_load_generator"] + report["tables_finished_after_people_stopped"]
+        == report["tables_unfinished"]
+    ), report
+    assert report["tables_stalled_by_service"] == 0, report["tables_stalled_by_service_examples"]
+    for table in report["tables_abandoned_by_load_generator_examples"]:
+        assert table["waiting_for_people"] and not table["over"], table
