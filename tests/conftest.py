@@ -193,6 +193,9 @@ def stop_process(proc: subprocess.Popen | None, timeout: float = 15) -> None:
             proc.wait()
 
 
+READY_LINE = "worker started (pid"  # workers/main.py logs it once jobs are taken
+
+
 class WorkerProcess(ChildProcess):
     """`python -m services.cli worker` in a child process, its output in a file."""
 
@@ -201,7 +204,11 @@ class WorkerProcess(ChildProcess):
         self.log_path = log_path
         self.proc: subprocess.Popen | None = None
 
-    def start(self) -> WorkerProcess:
+    def start(self, wait: bool = True) -> WorkerProcess:
+        """Start it; with `wait`, return once it takes jobs (its log says
+        "worker started" after its startup hook): a job due before then
+        would run late, and a test timing a deadline would see it late."""
+        before = self.tail(10**9).count(READY_LINE)
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "services.cli", "worker"],
@@ -210,6 +217,14 @@ class WorkerProcess(ChildProcess):
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
+        if wait:
+            deadline = time.monotonic() + 60
+            while self.tail(10**9).count(READY_LINE) <= before:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"worker exited with {self.proc.returncode}:\n{self.tail()}")
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"worker did not start:\n{self.tail()}")
+                time.sleep(0.02)
         return self
 
     def tail(self, chars: int = 4000) -> str:

@@ -45,9 +45,9 @@ class ResilientWorker(Worker):
     summary_s: float = 300.0  # Settings.log_summary_s, set by build_worker
 
     async def main(self) -> None:
-        # Quiet by default: INFO says start, stop and a summary
-        # every few minutes (workers/summary.py); each job is DEBUG at most.
-        log.info("worker started (pid %s, %d job kinds)", os.getpid(), len(self.functions))
+        # Quiet by default: INFO says start (once on_startup is done and
+        # jobs are taken), stop and a summary every few minutes
+        # (workers/summary.py); each job is DEBUG at most.
         summary = asyncio.create_task(summarise(self, self.summary_s))
         try:
             await super().main()
@@ -78,6 +78,7 @@ def build_worker(settings: Settings) -> Worker:
         # Pick up whatever a stopped worker left: due starts, missing tables,
         # finished tables not yet recorded.
         await reconcile(ctx)
+        log.info("worker started (pid %s, %d job kinds)", os.getpid(), len(worker.functions))
 
     async def on_shutdown(ctx: dict) -> None:
         task = ctx.get("projector_task")

@@ -187,7 +187,7 @@ def worker(args: argparse.Namespace) -> int:
     from workers.main import run_worker
 
     settings, embedded = settings_with_servers()
-    print("hanamichi: worker started (tournaments, deadlines, ratings)", flush=True)
+    print("hanamichi: worker starting (tournaments, deadlines, ratings)", flush=True)
     try:
         run_worker(settings)
     finally:
