@@ -1,7 +1,8 @@
 """The command kernel (services/app/kernel.py) that games and tournaments
 share: decide on the copy, append with the expected version, catch up and
 decide again after a conflict, one look before a refusal stands, a failed
-write is storage_unavailable. A fake store stands for PostgreSQL."""
+write is storage_unavailable. The memory event store stands for PostgreSQL
+(tests/contract holds the two to one contract)."""
 
 from __future__ import annotations
 
@@ -13,30 +14,26 @@ import pytest
 from engines.core import RuleError
 from services.app.errors import Conflict, Unavailable, Unprocessable
 from services.app.kernel import Decision, Kernel
-from services.infra.eventstore import VersionConflict
+from services.infra.memory_eventstore import MemoryEventStore
 
 
 class Ev(msgspec.Struct, tag="test.ev"):
     n: int
 
 
-class FakeStore:
-    """A stream in memory; `others` are appends another process makes first."""
+class FailingStore(MemoryEventStore):
+    """A store whose writes fail (PostgreSQL down) once `fail` is set."""
 
-    def __init__(self) -> None:
-        self.log: list[tuple[str, bytes]] = []
-        self.commands: dict = {}
-        self.fail: Exception | None = None
+    fail: Exception | None = None
 
     async def append(self, stream_id, expected, events, command=None, seat=None) -> int:
         if self.fail is not None:
             raise self.fail
-        if expected != len(self.log):
-            raise VersionConflict(stream_id, expected)
-        self.log.extend(events)
-        if command is not None:
-            self.commands[(seat, command[0])] = command[1]
-        return len(self.log)
+        return await super().append(stream_id, expected, events, command, seat)
+
+
+async def _another_process_writes(store: MemoryEventStore, data: bytes) -> None:
+    await store.append("s", await store.version("s") or 0, [("test.ev", data)])
 
 
 class Publisher:
@@ -52,7 +49,7 @@ class Copy:
 
     stream_id = "s"
 
-    def __init__(self, store: FakeStore) -> None:
+    def __init__(self, store: MemoryEventStore) -> None:
         self.store, self.version, self.state, self.lock = store, 0, 0, asyncio.Lock()
         self.catch_ups = 0
 
@@ -63,25 +60,26 @@ class Copy:
 
     async def catch_up(self) -> None:
         self.catch_ups += 1
-        for _tag, data in self.store.log[self.version :]:
-            self.version += 1
-            self.state += msgspec.json.decode(data, type=Ev).n
+        for event in await self.store.read(self.stream_id, after=self.version):
+            self.version = event.version
+            self.state += msgspec.json.decode(event.data, type=Ev).n
 
 
 def _moved_on() -> Conflict:
     return Conflict("version_conflict", "moved on")
 
 
-def _setup():
-    store, publisher = FakeStore(), Publisher()
+async def _setup():
+    store, publisher = FailingStore(), Publisher()
+    await store.create_stream("s", "game")
     committed: list = []
     kernel = Kernel(store, publisher, committed=lambda stream, decision: committed.append(decision))
     return store, publisher, kernel, Copy(store), committed
 
 
 async def test_a_conflict_catches_up_and_decides_again_on_the_new_state():
-    store, publisher, kernel, copy, committed = _setup()
-    store.log.append(("test.ev", msgspec.json.encode(Ev(5))))  # another process wrote version 1
+    store, publisher, kernel, copy, committed = await _setup()
+    await _another_process_writes(store, msgspec.json.encode(Ev(5)))  # version 1
     seen: list[int] = []
 
     async def decide() -> Decision:
@@ -91,27 +89,27 @@ async def test_a_conflict_catches_up_and_decides_again_on_the_new_state():
     decision = await kernel.run(copy, decide, copy.catch_up, _moved_on)
     assert seen == [0, 5] and copy.catch_ups == 1
     assert (copy.version, copy.state) == (2, 6)
-    assert store.commands == {(0, "c"): b'{"v":2}'}
+    assert await store.commands_of("s") == {(0, "c"): b'{"v":2}'}
     assert [(n.first, n.last) for n in publisher.notices] == [(2, 2)]
     assert committed == [decision] and kernel.commits == 1
 
 
 async def test_give_way_ends_a_command_at_its_first_conflict():
-    store, publisher, kernel, copy, committed = _setup()
-    store.log.append(("test.ev", b'{"n":1}'))
+    store, publisher, kernel, copy, committed = await _setup()
+    await _another_process_writes(store, b'{"n":1}')
 
     async def decide() -> Decision:
         return Decision([Ev(1)])
 
     assert await kernel.run(copy, decide, copy.catch_up, _moved_on, give_way=True) is None
-    assert publisher.notices == [] and committed == [] and len(store.log) == 1
+    assert publisher.notices == [] and committed == [] and await store.version("s") == 1
 
 
 async def test_endless_conflicts_raise_the_commands_own_error():
-    store, _publisher, kernel, copy, _committed = _setup()
+    store, _publisher, kernel, copy, _committed = await _setup()
 
     async def decide() -> Decision:
-        store.log.append(("test.ev", b'{"n":0}'))  # someone always writes first
+        await _another_process_writes(store, b'{"n":0}')  # someone always writes first
         return Decision([Ev(1)])
 
     with pytest.raises(Conflict):
@@ -119,7 +117,7 @@ async def test_endless_conflicts_raise_the_commands_own_error():
 
 
 async def test_a_refusal_stands_only_after_one_look_at_the_store():
-    store, _publisher, kernel, copy, _committed = _setup()
+    store, _publisher, kernel, copy, _committed = await _setup()
 
     async def decide() -> Decision:
         if copy.state < 3:
@@ -131,13 +129,13 @@ async def test_a_refusal_stands_only_after_one_look_at_the_store():
         await kernel.run(copy, decide, copy.catch_up, _moved_on, refusal=lambda: {"version": copy.version})
     assert copy.catch_ups == 1 and info.value.extra == {"version": 0}
     # The copy was behind: the look finds the news and the command goes through.
-    store.log.append(("test.ev", b'{"n":3}'))
+    await _another_process_writes(store, b'{"n":3}')
     await kernel.run(copy, decide, copy.catch_up, _moved_on)
     assert (copy.version, copy.state) == (2, 4)
 
 
 async def test_a_failed_write_is_storage_unavailable_and_changes_nothing():
-    store, publisher, kernel, copy, committed = _setup()
+    store, publisher, kernel, copy, committed = await _setup()
     store.fail = OSError("connection refused")
 
     async def decide() -> Decision:
@@ -150,7 +148,7 @@ async def test_a_failed_write_is_storage_unavailable_and_changes_nothing():
 
 
 async def test_nothing_to_write_returns_the_decision_untouched():
-    _store, publisher, kernel, copy, _committed = _setup()
+    _store, publisher, kernel, copy, _committed = await _setup()
 
     async def decide() -> Decision:
         return Decision([], result="stored outcome")
