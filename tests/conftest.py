@@ -234,14 +234,31 @@ class WorkerProcess(ChildProcess):
             return ""
 
 
-_next_port = [18100 + (os.getpid() % 40) * 20]
+def _port_block() -> range:
+    """This test process's own ports, below the kernel's ephemeral range
+    (32768 and up, where outgoing connections take theirs). A port is handed
+    to a child that binds it later, so "nobody listens now" is not enough:
+    two pytest-xdist workers (gwN) take disjoint blocks; a run without xdist
+    takes one by pid, apart from a parallel run's blocks."""
+    first, ports = 18000, 14000  # 18000-31999
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if worker.startswith("gw") and worker[2:].isdigit():
+        size = ports // max(int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")), 1)
+        start = first + int(worker[2:]) * size
+    else:
+        size = ports // 10
+        start = first + (os.getpid() % 10) * size
+    return range(start, start + size)
+
+
+_ports = iter(_port_block())
 
 
 def free_test_port() -> int:
-    while True:
-        _next_port[0] += 1
-        if not _reachable("127.0.0.1", _next_port[0]):
-            return _next_port[0]
+    for port in _ports:
+        if not _reachable("127.0.0.1", port):
+            return port
+    raise RuntimeError("this test process used up its block of ports")
 
 
 @pytest.fixture(scope="session")
