@@ -235,19 +235,12 @@ class WorkerProcess(ChildProcess):
 
 
 def _port_block() -> range:
-    """This test process's own ports, below the kernel's ephemeral range
-    (32768 and up, where outgoing connections take theirs). A port is handed
-    to a child that binds it later, so "nobody listens now" is not enough:
-    two pytest-xdist workers (gwN) take disjoint blocks; a run without xdist
-    takes one by pid, apart from a parallel run's blocks."""
-    first, ports = 18000, 14000  # 18000-31999
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    if worker.startswith("gw") and worker[2:].isdigit():
-        size = ports // max(int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")), 1)
-        start = first + int(worker[2:]) * size
-    else:
-        size = ports // 10
-        start = first + (os.getpid() % 10) * size
+    """This test run's own ports, below the kernel's ephemeral range (32768
+    and up, where outgoing connections take theirs). A port is handed to a
+    child that binds it later, so "nobody listens now" is not enough: runs
+    at once (by pid) take disjoint blocks rather than overlapping ones."""
+    size = 1400
+    start = 18000 + (os.getpid() % 10) * size  # 18000-31999
     return range(start, start + size)
 
 

@@ -14,12 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from services.infra.eventstore import StoredEvent, VersionConflict
+from services.infra.eventstore import Commands, StoredEvent, VersionConflict
 
-__all__ = ["EventLog", "StoredEvent", "VersionConflict"]
-
-# (seat, command id) -> the command's outcome; seat None: the server's own commands
-Commands = dict[tuple[int | None, str], bytes]
+__all__ = ["Commands", "EventLog", "StoredEvent", "VersionConflict"]
 
 
 class EventLog(Protocol):

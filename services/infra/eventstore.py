@@ -77,6 +77,10 @@ class StoredEvent:
     data: bytes
 
 
+# (seat, command id) -> the command's stored outcome; seat None: the server's own commands
+Commands = dict[tuple[int | None, str], bytes]
+
+
 @dataclass
 class _Append:
     stream_id: str
@@ -220,9 +224,7 @@ class EventStore:
         )
         return [StoredEvent(r["version"], r["type"], r["data"]) for r in rows]
 
-    async def read_with_commands(
-        self, stream_id: str, after: int
-    ) -> tuple[list[StoredEvent], dict[tuple[int | None, str], bytes]]:
+    async def read_with_commands(self, stream_id: str, after: int) -> tuple[list[StoredEvent], Commands]:
         """The events past `after` and the commands that wrote them, in one
         round trip: a process catching its table copy up (services/app/games/service.py).
         Both are index range scans: only what is new is read."""
@@ -258,7 +260,7 @@ class EventStore:
             seat,
         )
 
-    async def commands_of(self, stream_id: str, after: int = 0) -> dict[tuple[int | None, str], bytes]:
+    async def commands_of(self, stream_id: str, after: int = 0) -> Commands:
         """(seat, command id) -> outcome: each seat has its own command ids.
         `after`: only the commands that wrote versions past it (a catch-up)."""
         if after:

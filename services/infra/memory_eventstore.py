@@ -14,9 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.infra.eventstore import StoredEvent, VersionConflict
-
-Commands = dict[tuple[int | None, str], bytes]
+from services.infra.eventstore import Commands, StoredEvent, VersionConflict
 
 
 @dataclass(frozen=True)
