@@ -55,3 +55,10 @@ class RecordedTimeControl(TimeControl, frozen=True, forbid_unknown_fields=True):
 
     move_ms: int
     bank_ms: int = 0
+
+
+# A timed seat whose time control states nothing: a tournament created
+# without one (`tn.created` decodes to it, so stored logs depend on these
+# values: never change them) and a recorded table time control without
+# move_ms.
+UNSTATED_TIME_CONTROL = RecordedTimeControl(move_ms=30_000, bank_ms=120_000)

@@ -104,9 +104,10 @@ async def open_runtime(settings: Settings) -> Runtime:
         known_version=hub.latest_version,
         recheck_s=settings.resync_interval_s,
         caps=settings.caps,
+        clock=settings.clock,
     )
     scheduler = await Scheduler.connect(redis_url)
-    deadlines = Deadlines(scheduler)
+    deadlines = Deadlines(scheduler, settings.clock)
     # A lease per driven table: one driver at a time over every process.
     bots = HouseBots(games, settings.bot_delay_ms, settings.table_bot_delay_ms, leases=Leases(redis))
     timers = Timers(games, bots_asked=bots.asked)  # KM-5a: a timer waits for the bots' chance
@@ -115,7 +116,7 @@ async def open_runtime(settings: Settings) -> Runtime:
     tournaments = TournamentService(pool, store, publisher, games, scheduler)
     box = SecretBox(await secret_key(pool, settings.secret_key))
     await seal_plaintext_secrets(pool, box)
-    agents = AgentService(pool, players, settings.agents, box, settings.caps)
+    agents = AgentService(pool, players, settings.agents, box, settings.caps, settings.clock)
     agent_dispatch = AgentDispatch(agents, scheduler, publisher, settings.agents)
     # Every commit to a game stream, in this order: arm the turn's deadline,
     # drive the house bots, arm the table's timer, record a finished

@@ -20,7 +20,7 @@ import msgspec
 from engines.timecontrol import TimeControl
 from services.app.agents.settings import AgentSettings
 from services.app.caps import CapPolicy
-from services.app.games.policy import STRIKE_LIMIT
+from services.app.seatclock import ClockDefaults
 from services.app.signin import SignInPolicy
 
 
@@ -61,6 +61,9 @@ class Settings:
     finished_table_linger_s: float = 30.0
     # Push and pull agents (HANAMICHI_AGENT_*, HANAMICHI_ALLOW_*_AGENTS).
     agents: AgentSettings = field(default_factory=AgentSettings)
+    # Every seat's clock where a table says nothing: agents' time per move
+    # and bank at untimed tables, the strike limit of every timed seat.
+    clock: ClockDefaults = field(default_factory=ClockDefaults)
     # Sign-in attempts (services/app/signin.py): failed ones per name and per
     # client address in each window; past the name's, each is checked after
     # the delay (HANAMICHI_SIGNIN_*).
@@ -104,6 +107,7 @@ class Settings:
             table_cache_size=int(env.get("HANAMICHI_TABLE_CACHE", "5000")),
             finished_table_linger_s=float(env.get("HANAMICHI_FINISHED_TABLE_LINGER_S", "30")),
             agents=agent_settings(env),
+            clock=clock_defaults(env),
             signin=SignInPolicy(
                 name_limit=int(env.get("HANAMICHI_SIGNIN_NAME_LIMIT", "10")),
                 address_limit=int(env.get("HANAMICHI_SIGNIN_ADDRESS_LIMIT", "30")),
@@ -126,22 +130,30 @@ class Settings:
         )
 
 
-def agent_settings(env) -> AgentSettings:
-    """What agents are held to, from HANAMICHI_AGENT_* and HANAMICHI_ALLOW_*_AGENTS."""
-    default = {
-        "move_ms": int(env.get("HANAMICHI_AGENT_MOVE_MS", "5000")),
-        "bank_ms": int(env.get("HANAMICHI_AGENT_BANK_MS", "30000")),
+def clock_defaults(env) -> ClockDefaults:
+    """Every seat's clock where a table says nothing, from HANAMICHI_AGENT_MOVE_MS,
+    HANAMICHI_AGENT_BANK_MS and HANAMICHI_AGENT_STRIKES (unset: ClockDefaults' own)."""
+    unset = ClockDefaults()
+    untimed = {
+        "move_ms": int(env.get("HANAMICHI_AGENT_MOVE_MS", str(unset.agent_move_ms))),
+        "bank_ms": int(env.get("HANAMICHI_AGENT_BANK_MS", str(unset.agent_bank_ms))),
     }
     try:  # the same bounds as every table's time control, checked at start-up
-        msgspec.convert(default, TimeControl)
+        msgspec.convert(untimed, TimeControl)
     except msgspec.ValidationError as err:
         raise ValueError(f"HANAMICHI_AGENT_MOVE_MS / HANAMICHI_AGENT_BANK_MS: {err}") from None
+    return ClockDefaults(
+        agent_move_ms=untimed["move_ms"],
+        agent_bank_ms=untimed["bank_ms"],
+        strike_limit=int(env.get("HANAMICHI_AGENT_STRIKES", str(unset.strike_limit))),
+    )
+
+
+def agent_settings(env) -> AgentSettings:
+    """What agents are held to, from HANAMICHI_AGENT_* and HANAMICHI_ALLOW_*_AGENTS."""
     return AgentSettings(
         allow_http=_flag(env, "HANAMICHI_ALLOW_HTTP_AGENTS"),
         allow_private=_flag(env, "HANAMICHI_ALLOW_PRIVATE_AGENTS"),
-        move_ms=default["move_ms"],
-        bank_ms=default["bank_ms"],
-        strike_limit=int(env.get("HANAMICHI_AGENT_STRIKES", str(STRIKE_LIMIT))),
         rate_limit=int(env.get("HANAMICHI_AGENT_RATE_LIMIT", "120")),
         rate_window_s=int(env.get("HANAMICHI_AGENT_RATE_WINDOW_S", "60")),
         secret_grace_s=float(env.get("HANAMICHI_AGENT_SECRET_GRACE_S", "600")),

@@ -31,8 +31,10 @@ import msgspec
 
 from services.app.agents.settings import AgentSettings
 from services.app.errors import BadRequest, Conflict, ServiceError, Unprocessable
+from services.app.games.clocks import opens_at
 from services.app.games.service import now_ms
-from services.app.games.turns import chance_now, opens_at
+from services.app.games.turns import chance_now
+from services.app.seatclock import bank_left, overdraft, timed_seat_rules
 from services.infra import keys as K
 from services.infra import metrics
 from services.infra.outages import OUTAGES
@@ -108,8 +110,8 @@ class AgentCaller:
             if table.version != version or table.over:
                 return "stale"
         agent, bank_used = await agents.for_turn(holder.player_id, game_id, seat)
-        move_ms, bank_ms = self.settings.time_control(table.time_control)
-        bank_left = max(0, bank_ms - bank_used)
+        rules = timed_seat_rules(table.time_control, agents.clock)
+        left = bank_left(rules.bank_ms, bank_used)
         game = table.game
         # What decide accepts now (the server's clock), never more.
         legal = game.legal_actions(table.state, seat, now_ms())
@@ -121,11 +123,11 @@ class AgentCaller:
                 "version": version,
                 "view": game.view(table.state, seat),
                 "legal_actions": legal,
-                "deadline_ms": move_ms,
-                "time_bank_ms": bank_left,
+                "deadline_ms": rules.move_ms,
+                "time_bank_ms": left,
             }
         )
-        budget_ms = move_ms + bank_left
+        budget_ms = rules.budget_ms(left)
         sent_ms = time.time() * 1000
         answer = ""
         if agent is None or agent.mode != "push" or agent.status == "deleted":
@@ -141,10 +143,10 @@ class AgentCaller:
                     reason, detail = "unreachable", "the agent was deleted"
         used_ms = int((answered_ms if answered_ms is not None else time.time() * 1000) - sent_ms)
         metrics.AGENT_CALL_SECONDS.labels(reason or "answered").observe(used_ms / 1000)
-        overdraft = bank_left if reason == "timeout" else min(bank_left, max(0, used_ms - move_ms))
+        drawn = overdraft(used_ms, rules.move_ms, left, timed_out=reason == "timeout")
         # Charge the bank before the move commits (the commit may ask this
         # seat for its next move at once), in memory: the row is written after.
-        agents.hold_charge(game_id, seat, overdraft)
+        agents.hold_charge(game_id, seat, drawn)
         try:
             outcome, detail = await self._settle(game_id, version, seat, reason, detail, raw, answered_ms)
             await agents.record_turn(
@@ -157,13 +159,13 @@ class AgentCaller:
                 answered_ms,
                 time.time() * 1000,
                 min(used_ms, 2**31 - 1),
-                overdraft,
+                drawn,
                 outcome,
                 detail,
                 answer,
             )
         finally:
-            agents.release_charge(game_id, seat, overdraft)
+            agents.release_charge(game_id, seat, drawn)
         self.outcomes[outcome] += 1
         return outcome
 
@@ -184,7 +186,7 @@ class AgentCaller:
         agent = await self.rt.agents.get(holder.player_id)
         if agent is None or agent.mode != "push" or agent.status == "deleted":
             return "stale"
-        move_ms, _bank_ms = self.settings.time_control(table.time_control)
+        move_ms = timed_seat_rules(table.time_control, self.rt.agents.clock).move_ms
         game = table.game
         body = msgspec.json.encode(
             {
@@ -249,14 +251,7 @@ class AgentCaller:
             # The game log is public: an unreachable endpoint's error (which
             # may name the author's addresses) stays in agent_turns, for its owner.
             public_detail = detail.split(":", 1)[0] if reason == "unreachable" else detail[:200]
-            played = await games.play_for_seat(
-                game_id,
-                seat,
-                reason,
-                due_version=version,
-                detail=public_detail,
-                strike_limit=self.settings.strike_limit,
-            )
+            played = await games.play_for_seat(game_id, seat, reason, due_version=version, detail=public_detail)
             if not played:
                 outcome = "stale"
         return outcome, detail
@@ -304,8 +299,8 @@ async def agent_deadline(ctx: dict, game_id: str, version: int, seat: int) -> bo
     (`timeout`, "no answer within N ms", as for push)."""
     rt: Runtime = ctx["runtime"]
     table = await rt.games.load(game_id)
-    move_ms, bank_ms = rt.agents.settings.time_control(table.time_control)
-    left = await rt.agents.bank_left(game_id, seat, bank_ms)
+    rules = timed_seat_rules(table.time_control, rt.agents.clock)
+    left = await rt.agents.bank_left(game_id, seat, rules.bank_ms)
     holder = table.seats[seat] if 0 <= seat < len(table.seats) else None
     agent = await rt.agents.get(holder.player_id) if holder is not None and holder.player_id else None
     refusal = await rt.agents.open_turn_detail(game_id, version, seat)
@@ -314,10 +309,11 @@ async def agent_deadline(ctx: dict, game_id: str, version: int, seat: int) -> bo
     elif refusal:
         reason, detail = "illegal_action", refusal
     else:
-        reason, detail = "timeout", f"no answer within {move_ms + left} ms"
-    played = await rt.games.play_for_seat(
-        game_id, seat, reason, due_version=version, detail=detail[:200], strike_limit=rt.agents.settings.strike_limit
-    )
-    if played:  # the whole bank is spent, as for a push agent's timeout
-        await rt.agents.close_turn(game_id, version, seat, reason, move_ms + left, left, detail=detail)
+        reason, detail = "timeout", f"no answer within {rules.budget_ms(left)} ms"
+    played = await rt.games.play_for_seat(game_id, seat, reason, due_version=version, detail=detail[:200])
+    if played:  # the turn used its whole budget: all that was left of the bank
+        used = rules.budget_ms(left)
+        await rt.agents.close_turn(
+            game_id, version, seat, reason, used, overdraft(used, rules.move_ms, left), detail=detail
+        )
     return played

@@ -15,8 +15,8 @@ from arq.typing import WorkerCoroutine
 from arq.worker import Function, func
 
 from services.app.games.leaving import hand_stale_seats
-from services.app.games.policy import STRIKE_LIMIT
 from services.app.games.timers import STALL_S, tables_in_play
+from services.app.seatclock import timed_seat_rules
 from services.infra import keys as K
 from services.infra.metrics import timed_job
 from workers.agent_calls import agent_deadline, call_agent
@@ -37,18 +37,19 @@ async def record_table(ctx: dict, game_id: str) -> int:
 
 
 async def move_deadline(ctx: dict, game_id: str, version: int, seat: int) -> bool:
-    """The seat's time ran out at `version`: play the default move for it."""
-    return await _rt(ctx).games.play_for_seat(game_id, seat, "timeout", due_version=version, strike_limit=STRIKE_LIMIT)
+    """The seat's time (its bank included) ran out at `version`: play the default move for it."""
+    return await _rt(ctx).games.play_for_seat(game_id, seat, "timeout", due_version=version)
 
 
 async def reconcile(ctx: dict) -> dict:
     runtime = _rt(ctx)
     counts = await runtime.tournaments.reconcile()
-    agents = runtime.agents.settings
+    grace_ms = runtime.agents.settings.backstop_grace_ms
 
     def agent_budget_ms(table) -> int:
-        move_ms, bank_ms = agents.time_control(table.time_control)
-        return move_ms + bank_ms + agents.backstop_grace_ms
+        # The longest an agent's turn may last: its move and a full bank.
+        rules = timed_seat_rules(table.time_control, runtime.settings.clock)
+        return rules.budget_ms(rules.bank_ms) + grace_ms
 
     counts["deadlines_rearmed"] = await runtime.deadlines.sweep(runtime.games, agent_budget_ms)
     # Tables whose house-bot driver or timer died with its process or an outage.

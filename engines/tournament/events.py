@@ -8,7 +8,7 @@ from typing import Any, Literal
 import msgspec
 
 from engines.core import OptionsError
-from engines.timecontrol import RecordedTimeControl, TimeControl  # noqa: F401 (re-exported)
+from engines.timecontrol import UNSTATED_TIME_CONTROL, RecordedTimeControl, TimeControl  # noqa: F401 (re-exported)
 
 Kind = Literal["human", "agent", "bot"]
 Format = Literal["swiss", "round-robin", "knockout"]
@@ -45,7 +45,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     min_entrants: int = 2
     max_entrants: int = 64
     # A tournament without one: 30 s per move and a 2-minute bank per seat.
-    time_control: RecordedTimeControl = RecordedTimeControl(move_ms=30_000, bank_ms=120_000)
+    time_control: RecordedTimeControl = UNSTATED_TIME_CONTROL
     ranked: bool = True
     bots: BotPolicy = "fill"
     fill_to: int | None = None  # with bots="fill": fill up to this many entrants

@@ -25,7 +25,7 @@ import msgspec
 import pytest
 
 from engines.tournament import default_points, table_points
-from services.app.games.policy import STRIKE_LIMIT
+from services.app.seatclock import ClockDefaults
 from services.infra.keys import AUTO_PREFIX
 from tests.conftest import ROOT, WorkerProcess
 from tests.service.client import PROCESS_HEADER, ApiClient
@@ -34,6 +34,7 @@ from tests.service.two_processes import FreshClients, TwoApiProcesses, start_two
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 GAME = "kabuki-tricks"
+STRIKE_LIMIT = ClockDefaults().strike_limit  # the test servers leave HANAMICHI_AGENT_STRIKES unset
 TN = "/api/v1/tournaments"
 
 

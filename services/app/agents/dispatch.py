@@ -15,13 +15,16 @@ event on its stream."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from typing import Protocol
 
 from services.app.agents.registry import AgentService
 from services.app.agents.settings import AgentSettings
+from services.app.games.clocks import opens_at
 from services.app.games.tables import Table
-from services.app.games.turns import chance_now, opens_at
+from services.app.games.turns import chance_now
+from services.app.seatclock import timed_seat_rules
 from services.infra import keys as K
 from services.infra.background import spawn
 from services.infra.fanout import Notice, Publisher
@@ -48,6 +51,10 @@ class AgentDispatch:
         # Set in worker processes (workers/agent_calls.py): call at once
         # instead of through the queue.
         self.call_directly: DirectCall | None = None
+        # A pull agent's bank charge still being written, per table: a turn
+        # handed over by a later commit (after the house bots' moves) reads
+        # the bank only once it is done.
+        self._charging: dict[str, asyncio.Task] = {}
 
     def on_commit(self, table: Table, events: list) -> None:
         if table.state is None:
@@ -85,14 +92,25 @@ class AgentDispatch:
                 )
             if (holder.seat not in awaited or opens > now) and chance_now(table, holder.seat, now):
                 turns.append(self._chance(table.game_id, table.version, holder.seat, player_id, committed_ms))
-        work = [self._after_commit(settle, turns)] if settle is not None else turns
-        for job in work:
-            spawn(job)
+        if settle is not None:
+            charging = spawn(settle)
+            self._charging[table.game_id] = charging
+            charging.add_done_callback(functools.partial(self._charged, table.game_id))
+        pending = self._charging.get(table.game_id)
+        if pending is None:
+            for turn in turns:
+                spawn(turn)
+        elif turns:
+            spawn(self._after_charge(pending, turns))
+
+    def _charged(self, game_id: str, done: asyncio.Task) -> None:
+        if self._charging.get(game_id) is done:
+            del self._charging[game_id]
 
     @staticmethod
-    async def _after_commit(settle, turns: list) -> None:
+    async def _after_charge(charging: asyncio.Task, turns: list) -> None:
         # A pull agent's move: its bank is charged before the next turns read it.
-        await settle
+        await asyncio.wait([charging])
         await asyncio.gather(*turns)
 
     def _pull_move_charge(self, table: Table, holders: list, committed_ms: float, acted_at: int):
@@ -103,8 +121,8 @@ class AgentDispatch:
         command_id, seat = table.runtime.last_command
         if seat is None or command_id.startswith(SERVER_PREFIXES) or not any(h.seat == seat for h in holders):
             return None
-        move_ms, bank_ms = self.settings.time_control(table.time_control)
-        return self.agents.charge_pull_move(table.game_id, seat, acted_at, committed_ms, move_ms, bank_ms)
+        rules = timed_seat_rules(table.time_control, self.agents.clock)
+        return self.agents.charge_pull_move(table.game_id, seat, acted_at, committed_ms, rules)
 
     async def _turn(
         self,
@@ -119,7 +137,7 @@ class AgentDispatch:
         """The seat's turn, handed over `wait_ms` after the commit (when it
         can act, `opens_at`): its deadline counts from then."""
         mode = await self.agents.mode_of(player_id)
-        move_ms, bank_ms = self.settings.time_control(time_control)
+        rules = timed_seat_rules(time_control, self.agents.clock)
         if mode == "push":
             if self.call_directly is not None:
                 self.call_directly(game_id, version, seat, committed_ms, delay_ms=wait_ms)
@@ -135,7 +153,7 @@ class AgentDispatch:
                 )
             # Only if the call never finished (its worker died): the call
             # itself is bounded by move_ms plus what is left of the bank.
-            delay_ms = wait_ms + move_ms + bank_ms + self.settings.backstop_grace_ms
+            delay_ms = wait_ms + rules.budget_ms(rules.bank_ms) + self.settings.backstop_grace_ms
         else:
             # A pull agent moves through the API: its turn stays open until
             # then, and its deadline is the move's time plus its bank, from
@@ -143,7 +161,7 @@ class AgentDispatch:
             await self.agents.record_turn(
                 game_id, version, seat, player_id, committed_ms, committed_ms + wait_ms, None, None, 0, 0, "pending"
             )
-            delay_ms = wait_ms + move_ms + await self.agents.bank_left(game_id, seat, bank_ms)
+            delay_ms = wait_ms + rules.budget_ms(await self.agents.bank_left(game_id, seat, rules.bank_ms))
         await self.scheduler.enqueue(
             K.JOB_AGENT_DEADLINE,
             game_id,

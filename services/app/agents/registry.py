@@ -15,12 +15,14 @@ from datetime import UTC, datetime, timedelta
 
 from engines.core import OptionsError
 from engines.registry import get_game
+from services.app import seatclock
 from services.app.agents.endpoints import EndpointRefused, resolve_endpoint
 from services.app.agents.secrets import SecretBox, new_secret, still_valid
 from services.app.agents.settings import AgentSettings
 from services.app.caps import CapPolicy
 from services.app.errors import BadRequest, Conflict, Forbidden, NotFound, Unprocessable
 from services.app.players import Player, check_name, insert_player, token_hash
+from services.app.seatclock import ClockDefaults, SeatClockRules
 
 
 @dataclass(frozen=True)
@@ -66,11 +68,20 @@ def _agent(row, box: SecretBox) -> Agent:
 
 
 class AgentService:
-    def __init__(self, pool, players, settings: AgentSettings, box: SecretBox, caps: CapPolicy | None = None) -> None:
+    def __init__(
+        self,
+        pool,
+        players,
+        settings: AgentSettings,
+        box: SecretBox,
+        caps: CapPolicy | None = None,
+        clock: ClockDefaults | None = None,
+    ) -> None:
         self.pool = pool
         self.caps = caps or CapPolicy()  # what one account may hold at once (agents, their sparring)
         self.players = players
         self.settings = settings
+        self.clock = clock or ClockDefaults()  # every seat's clock (services/app/seatclock.py)
         self.box = box
         self._modes: dict[str, str | None] = {}  # player id -> 'push'/'pull' (never changes)
         # Bank time charged for a move being committed, before its row is
@@ -263,10 +274,10 @@ class AgentService:
             game_id,
             seat,
         )
-        return max(0, bank_ms - int(used) - self._held.get((game_id, seat), 0))
+        return seatclock.bank_left(bank_ms, int(used) + self._held.get((game_id, seat), 0))
 
     async def charge_pull_move(
-        self, game_id: str, seat: int, upto_version: int, answered_ms: float, move_ms: int, bank_ms: int
+        self, game_id: str, seat: int, upto_version: int, answered_ms: float, rules: SeatClockRules
     ) -> None:
         """A pull agent moved: its open turn is closed, and the time beyond
         the move's own limit is taken from the seat's bank."""
@@ -282,8 +293,10 @@ class AgentService:
         # From the turn's hand-over (sent_ms: a Kabuki masks placer's comes
         # when the stop window ends); a Stop made before it costs nothing.
         used = max(0, int(answered_ms - row["sent_ms"]))
-        left = await self.bank_left(game_id, seat, bank_ms)
-        await self.close_turn(game_id, row["version"], seat, "ok", used, min(left, max(0, used - move_ms)), answered_ms)
+        left = await self.bank_left(game_id, seat, rules.bank_ms)
+        await self.close_turn(
+            game_id, row["version"], seat, "ok", used, seatclock.overdraft(used, rules.move_ms, left), answered_ms
+        )
 
     async def note_refusal(self, game_id: str, agent_id: str, detail: str) -> None:
         """A pull agent's move was refused: kept on its open turn, so that a

@@ -10,6 +10,7 @@ import msgspec
 
 from services.app.agents.registry import Agent, AgentService
 from services.app.errors import BadRequest
+from services.app.seatclock import bank_left, timed_seat_rules
 
 TURNS_LIMIT = 50  # default page
 MAX_TURNS_LIMIT = 500
@@ -34,10 +35,10 @@ class AgentReports:
             except ValueError:
                 raise BadRequest("bad_game_id", f"game_id must be a game's id (a UUID), not {game_id[:40]!r}") from None
         rows = await self._rows(agent, game_id, limit, before)
-        settings = self.agents.settings
         turns = []
         for r in rows:
-            _, bank_ms = settings.time_control(msgspec.json.decode(r["time_control"]) if r["time_control"] else None)
+            time_control = msgspec.json.decode(r["time_control"]) if r["time_control"] else None
+            bank_ms = timed_seat_rules(time_control, self.agents.clock).bank_ms
             turns.append(
                 {
                     "delivery_id": delivery_id(r["game_id"], r["version"], r["seat"]),
@@ -50,7 +51,7 @@ class AgentReports:
                     "done_ms": r["done_ms"],
                     "used_ms": r["used_ms"],
                     "bank_used_ms": r["overdraft_ms"],
-                    "bank_left_ms": max(0, bank_ms - int(r["bank_used_after"])),
+                    "bank_left_ms": bank_left(bank_ms, int(r["bank_used_after"])),
                     "outcome": r["outcome"],
                     "detail": r["detail"],
                     "answer": r["answer"],

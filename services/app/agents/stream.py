@@ -11,6 +11,7 @@ from typing import Any
 from services.app.agents.registry import Agent, AgentService
 from services.app.games.service import GameService, result_shown
 from services.app.games.turns import agent_turn
+from services.app.seatclock import timed_seat_rules
 from services.infra.fanout import END, Hub, NoticeQueue
 from services.infra.keys import player_stream
 
@@ -200,7 +201,7 @@ class AgentEvents:
             # The same clock a push agent is sent: the move's own
             # time and what is left of the seat's bank, from this turn's start.
             agents = self.agents
-            move_ms, bank_ms = agents.settings.time_control(table.time_control)
+            rules = timed_seat_rules(table.time_control, agents.clock)
             out.append(
                 (
                     "your_turn",
@@ -208,8 +209,8 @@ class AgentEvents:
                         "game_id": game_id,
                         "seat": seat,
                         "version": table.version,
-                        "deadline_ms": move_ms,
-                        "time_bank_ms": await agents.bank_left(game_id, seat, bank_ms),
+                        "deadline_ms": rules.move_ms,
+                        "time_bank_ms": await agents.bank_left(game_id, seat, rules.bank_ms),
                     },
                 )
             )

@@ -17,6 +17,7 @@ import msgspec
 from engines.core import Ctx, RuleError
 from services.app.errors import BadRequest, Conflict, Forbidden
 from services.app.games import queries
+from services.app.games.clocks import is_person, person_bank_left, person_overdraft, rules_at
 from services.app.games.events import (
     GameFinished,
     MovePlayedForSeat,
@@ -24,10 +25,10 @@ from services.app.games.events import (
     SeatRecord,
     places_after_forfeits,
 )
-from services.app.games.policy import STRIKE_LIMIT
 from services.app.games.tables import Outcome, Table, engine_events
 from services.app.kernel import Decision
 from services.app.players import Player
+from services.app.seatclock import ClockDefaults
 from services.infra import keys as K
 from services.infra import logs, metrics
 from services.infra.background import spawn
@@ -63,6 +64,7 @@ class Commands:
     kernel: Kernel
     on_commit: list[Callable[[Table, list], None]]
     known_version: Callable[[str], int]
+    clock: ClockDefaults
 
     if TYPE_CHECKING:
 
@@ -151,10 +153,16 @@ class Commands:
                     action = table.game.decode_action(raw_action)
                 except RuleError as err:
                     raise BadRequest(err.code, err.message) from None
+            # Read before the move: its cost is the turn's, on the table it answers.
+            drawn = await person_overdraft(self.pool, table, seat, received_ms, self.clock)
             # A refusal here may come from a copy whose notice of another
             # process's commit is still on its way: the kernel looks once.
             return self._command(
-                table, seat, command_id, table.game.decide(table.state, seat, action, Ctx(received_ms))
+                table,
+                seat,
+                command_id,
+                table.game.decide(table.state, seat, action, Ctx(received_ms)),
+                bank_drawn_ms=drawn,
             )
 
         decision = await self.kernel.run(
@@ -183,7 +191,7 @@ class Commands:
         reason: str,
         due_version: int | None = None,
         detail: str = "",
-        strike_limit: int = STRIKE_LIMIT,
+        strike_limit: int | None = None,
     ) -> bool:
         """Play the default move for a seat that did not move in time or
         whose agent failed, and record why. The default move is a uniformly
@@ -191,6 +199,9 @@ class Commands:
         failing seat must never play better than a working one (the
         house `heuristic` used to play here and beat most bots), and the move
         is an event in the log, so a replay is exact.
+        The strike limit is the seat's (services/app/seatclock.py; a test
+        may pass its own), and a person's move played for them spends what
+        was left of their bank, as an agent's timeout does.
         Idempotent: nothing happens unless the game is still at `due_version`
         (when given) and waiting for that seat. Returns whether it moved."""
         table = await self.tables.get(game_id)
@@ -213,9 +224,14 @@ class Commands:
             strikes = table.runtime.strikes.get(seat, 0) + 1
             prefix: list = [MovePlayedForSeat(seat, reason, strikes, detail)]
             holder = table.seats[seat]  # a started game's seats are all held
-            if strikes >= strike_limit and holder is not None and holder.bot is None:
+            rules = rules_at(table, seat, self.clock)
+            limit = strike_limit if strike_limit is not None else (rules or self.clock).strike_limit
+            if strikes >= limit and holder is not None and holder.bot is None:
                 prefix.append(SeatHandedToBot(seat, "heuristic", f"{strikes} {reason} in a row"))
-            return self._command(table, seat, K.auto_command_id(seat, table.version), prefix + events)
+            spent = person_bank_left(table, seat, rules) if rules is not None and is_person(table, seat) else 0
+            return self._command(
+                table, seat, K.auto_command_id(seat, table.version), prefix + events, bank_drawn_ms=spent
+            )
 
         decision = await self._give_way(table, decide)
         if decision is None or not decision.events:
@@ -253,13 +269,16 @@ class Commands:
             moved_on=lambda: Conflict("version_conflict", "the game moved on", version=table.version),
         )
 
-    def _command(self, table: Table, seat: int | None, command_id: str, events: list) -> Decision:
+    def _command(
+        self, table: Table, seat: int | None, command_id: str, events: list, bank_drawn_ms: int = 0
+    ) -> Decision:
         """A command's events with its outcome, plus the table's
-        GameFinished in the same commit when they end the game."""
+        GameFinished in the same commit when they end the game.
+        `bank_drawn_ms`: what it took from a person's bank."""
         after = table.game.fold(engine_events(events), table.state)
         if table.game.is_over(after):
             events = [*events, self._finished_event(table, after, events)]
-        outcome = Outcome(table.version + len(events), table.version + 1, seat)
+        outcome = Outcome(table.version + len(events), table.version + 1, seat, bank_drawn_ms)
         return Decision(events, command_id, outcome, seat, state_after=after)
 
     def _finished_event(self, table: Table, state: Any, events: Sequence[Any] = ()) -> GameFinished:

@@ -1,22 +1,26 @@
-"""Turn deadlines: every awaited human or agent seat of a table with a time
-control gets a job at the end of its move time; the job plays the default
-move unless the game has moved on (see GameService.play_for_seat)."""
+"""Turn deadlines: every awaited person's seat of a table with a time control
+gets a job when its time runs out, its bank included (services/app/games/clocks.py);
+the job plays the default move unless the game has moved on (see
+GameService.play_for_seat). Agents' deadlines are armed by AgentDispatch."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 
-from services.app.games import policy
+from services.app.games.clocks import people_due
+from services.app.games.service import now_ms
 from services.app.games.tables import Table
+from services.app.seatclock import ClockDefaults
 from services.infra import keys as K
 from services.infra.background import spawn
 from services.infra.scheduler import Scheduler
 
 
 class Deadlines:
-    def __init__(self, scheduler: Scheduler) -> None:
+    def __init__(self, scheduler: Scheduler, clock: ClockDefaults | None = None) -> None:
         self.scheduler = scheduler
+        self.clock = clock or ClockDefaults()
 
     def on_commit(self, table: Table, events: list) -> None:
         self.schedule(table)
@@ -46,34 +50,39 @@ class Deadlines:
             if table.state is None or table.over:
                 continue
             waited_ms = (time.monotonic() - table.runtime.changed_at) * 1000
-            # Only a table that has waited past its deadline lost its job;
-            # the others' jobs are still due, and re-arming them costs.
-            move_ms = policy.move_ms(table.time_control) if table.time_control else None
-            if move_ms is not None and waited_ms > move_ms:
-                self.schedule(table, delay_ms=0, retry=swept)
+            # Only a table that has waited past a deadline lost its job; the
+            # others' jobs are still due, and re-arming them costs.
+            now = now_ms()
+            began = now - int(waited_ms)
+            if any(due <= now for due in people_due(table, began, self.clock).values()):
+                self.schedule(table, began_ms=began, retry=swept)
                 stuck += 1
             if waited_ms > agent_budget_ms(table):
-                self.schedule(table, agents=True, delay_ms=0, retry=swept)
+                self._enqueue(table, K.JOB_AGENT_DEADLINE, dict.fromkeys(self._awaited_agents(table), 0), swept)
                 stuck += 1
         return stuck
 
-    def schedule(
-        self, table: Table, agents: bool = False, delay_ms: int | None = None, retry: str | None = None
-    ) -> None:
-        """Deadline jobs for the awaited seats held by people, or (agents=True)
-        by agents; agents' turns are otherwise scheduled by AgentDispatch.
+    def schedule(self, table: Table, began_ms: int | None = None, retry: str | None = None) -> None:
+        """Deadline jobs for the awaited seats held by people, on a turn
+        whose commit was at `began_ms` (now, unless the sweep says when).
         `retry` (the sweep's) makes the job id a new one."""
-        if table.state is None or table.over or (table.time_control is None and not agents):
+        if table.state is None or table.over or table.time_control is None:
             return
-        if delay_ms is None:
-            if table.time_control is None:  # an untimed table's agents: no deadline but the sweep's
-                return
-            delay_ms = policy.move_ms(table.time_control)
-        job = K.JOB_AGENT_DEADLINE if agents else K.JOB_MOVE_DEADLINE
+        now = now_ms()
+        due = people_due(table, now if began_ms is None else began_ms, self.clock)
+        self._enqueue(table, K.JOB_MOVE_DEADLINE, {seat: max(0, at - now) for seat, at in due.items()}, retry)
+
+    @staticmethod
+    def _awaited_agents(table: Table) -> list[int]:
+        seats = []
         for seat in table.game.waiting_for(table.state):
             holder = table.seats[seat]
-            if holder is None or holder.bot is not None or (holder.kind == "agent") != agents:
-                continue
+            if holder is not None and holder.bot is None and holder.kind == "agent":
+                seats.append(seat)
+        return seats
+
+    def _enqueue(self, table: Table, job: str, delays_ms: dict[int, int], retry: str | None) -> None:
+        for seat, delay_ms in delays_ms.items():
             job_id = K.deadline_job_id(table.game_id, table.version, seat)
             spawn(
                 self.scheduler.enqueue(

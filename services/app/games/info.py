@@ -10,13 +10,13 @@ from typing import Any
 
 import msgspec
 
-from services.app.agents.settings import AgentSettings
 from services.app.games import embargo
 from services.app.games.clocks import SeatClock
 from services.app.games.service import result_shown
 from services.app.games.tables import Table, engine_events
 from services.app.games.turns import legal_now
 from services.app.players import Player
+from services.app.seatclock import ClockDefaults, untimed_agent_time_control
 
 
 class SeatInfo(msgspec.Struct):
@@ -57,19 +57,18 @@ class GameInfo(msgspec.Struct):
     you_created: bool = False
 
 
-def effective_time_control(table: Table, agents: AgentSettings) -> dict | None:
+def effective_time_control(table: Table, clock: ClockDefaults) -> dict | None:
     """The table's own time control; a table without one that seats an agent
     shows the defaults the agent is actually held to."""
     if table.time_control is not None:
         return table.time_control
     if any(h is not None and h.kind == "agent" for h in table.seats):
-        move_ms, bank_ms = agents.time_control(None)
-        return {"move_ms": move_ms, "bank_ms": bank_ms}
+        return untimed_agent_time_control(clock)
     return None
 
 
-def game_info(table: Table, player: Player | None, agents: AgentSettings) -> GameInfo:
-    """`agents`: the settings agents are held to (Settings.agents), shown as
+def game_info(table: Table, player: Player | None, clock: ClockDefaults) -> GameInfo:
+    """`clock`: the clock defaults (Settings.clock); agents' are shown as
     the time control of a table without one that seats an agent."""
     game = table.game
     seat = table.seat_of(player.player_id) if player else None
@@ -100,7 +99,7 @@ def game_info(table: Table, player: Player | None, agents: AgentSettings) -> Gam
         ),
         view=game.view(state, seat) if started and not embargo.withheld(table, seat) else None,
         result=result_shown(table) if table.disclosed else None,
-        time_control=effective_time_control(table, agents),
+        time_control=effective_time_control(table, clock),
         bot_delay_ms=table.record.bot_delay_ms,
         server_time_ms=int(time.time() * 1000),
         you_created=player is not None and table.record.created_by == player.player_id,

@@ -20,6 +20,7 @@ from services.app.games.queries import finished_record, result_shown
 from services.app.games.seating import Seating
 from services.app.games.tables import Outcome, Table, decode_outcomes
 from services.app.kernel import Kernel
+from services.app.seatclock import ClockDefaults
 from services.infra.eventstore import EventStore
 from services.infra.fanout import Publisher
 
@@ -37,9 +38,11 @@ class GameService(Seating, Commands):
         known_version: Callable[[str], int] = lambda stream_id: 0,
         recheck_s: float = 1.0,
         caps: CapPolicy | None = None,
+        clock: ClockDefaults | None = None,
     ) -> None:
         self.pool = pool
         self.caps = caps or CapPolicy()  # what one account may hold at once
+        self.clock = clock or ClockDefaults()  # every seat's clock (services/app/seatclock.py)
         self.store = store
         self.publisher = publisher
         self.tables = tables

@@ -39,12 +39,16 @@ def engine_events(events: list) -> list:
     return [e for e in events if not isinstance(e, TableEvent)]
 
 
-class Outcome(msgspec.Struct, frozen=True):
+class Outcome(msgspec.Struct, frozen=True, omit_defaults=True):
     """What a command did; stored with its command id so a retry gets it back."""
 
     version: int
     first: int  # first version the command wrote
     seat: int | None
+    # What the command took from a person's time bank (services/app/games/clocks.py):
+    # recorded in the same commit as the move, so every process reads the
+    # same bank from the log. Omitted when 0, as in outcomes from before banks.
+    bank_drawn_ms: int = 0
 
 
 _outcome = msgspec.json.Decoder(Outcome)
@@ -174,6 +178,11 @@ class Table:
             if holder is not None and holder.player_id == player_id:
                 return holder.seat
         return None
+
+    def bank_drawn(self, seat: int) -> int:
+        """What a person's seat has taken from its time bank in this game:
+        the sum its commands recorded (an agent's bank is in agent_turns)."""
+        return sum(o.bank_drawn_ms for (s, _), o in self.stream.commands.items() if s == seat)
 
     @property
     def full(self) -> bool:

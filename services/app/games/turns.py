@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from services.app.games.clocks import opens_at
 from services.app.games.service import now_ms
 from services.app.games.tables import Table
 from services.infra.fanout import Hub, Notice
@@ -65,20 +66,6 @@ class TurnTeller:
 def legal_now(table: Table, seat: int) -> list[Any]:
     """A seat's legal actions by this server's clock (what GET /games/{id} lists)."""
     return table.game.legal_actions(table.state, seat, now_ms())
-
-
-def opens_at(table: Table, seat: int, now: int) -> int:
-    """When an awaited seat's turn is handed to it (an agent's call or
-    `your_turn`, and the start of its deadline): `now` when every action the
-    rules allow it is open now, else the game's next timer, when time alone
-    opens the rest (a Kabuki masks placer once the stop window ends, KM-3).
-    A turn is never handed over with an action `decide`
-    would refuse then, nor before the seat can make its move."""
-    game, state = table.game, table.state
-    if game.legal_actions(state, seat, now) == game.legal_actions(state, seat):
-        return now
-    due = game.next_timer(state)
-    return due if due is not None and due > now else now
 
 
 def chance_now(table: Table, seat: int, now: int) -> list[Any]:

@@ -17,9 +17,9 @@ import asyncpg
 import msgspec
 
 from engines.registry import available
-from services.app.agents.settings import AgentSettings
 from services.app.errors import BadRequest, NotFound
 from services.app.games.info import SeatInfo, game_info
+from services.app.seatclock import ClockDefaults
 
 MAX_LIVE = 50
 # How many tables in play are ranked by spectators (the newest ones): enough
@@ -82,7 +82,7 @@ def _check_game(game: str | None) -> None:
         raise BadRequest("unknown_game", f"there is no game {game!r}; see /api/v1/games/catalog")
 
 
-async def live_tables(pool, games, watchers, agents: AgentSettings, game: str | None, limit: int) -> LiveTables:
+async def live_tables(pool, games, watchers, clock: ClockDefaults, game: str | None, limit: int) -> LiveTables:
     """Tables in play, the most watched first (then the newest), each with
     its public view for a miniature."""
     _check_game(game)
@@ -102,7 +102,7 @@ async def live_tables(pool, games, watchers, agents: AgentSettings, game: str | 
     for table in tables:
         if table.over:  # finished since the query
             continue
-        info = game_info(table, None, agents)
+        info = game_info(table, None, clock)
         out.append(
             LiveTable(
                 table.game_id,

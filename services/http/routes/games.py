@@ -146,15 +146,15 @@ async def create_game(state: State, data: NewGame, caller: Player) -> GameInfo:
         msgspec.to_builtins(data.time_control) if data.time_control else None,
         state.settings.table_bot_delay_ms if data.bot_delay_ms is None else data.bot_delay_ms,
     )
-    return game_info(table, caller, state.settings.agents)
+    return game_info(table, caller, state.settings.clock)
 
 
 @get("/api/v1/games/{game_id:str}")
 async def read_game(state: State, game_id: str, viewer: Player | None) -> GameInfo:
     table = await _games(state).load(game_id)
-    info = game_info(table, viewer, state.settings.agents)
+    info = game_info(table, viewer, state.settings.clock)
     if info.time_control is not None and info.status == "playing":
-        info.clock = await seat_clocks(state.pool, state.runtime.agents, table, info.time_control)
+        info.clock = await seat_clocks(state.pool, state.runtime.agents, table, state.settings.clock)
     info.spectators = await state.runtime.watchers.one(table.game_id)
     return info
 
@@ -164,27 +164,27 @@ async def take_seat(state: State, game_id: str, caller: Player, data: TakeSeat |
     if caller.kind == "agent":  # a paused agent takes no seat; only declared games
         await state.runtime.agents.check_new_seat(caller, (await _games(state).tables.get(game_id)).game.name)
     table = await _games(state).take_seat(caller, game_id, data.seat if data else None)
-    return game_info(table, caller, state.settings.agents)
+    return game_info(table, caller, state.settings.clock)
 
 
 @post("/api/v1/games/{game_id:str}/bots", status_code=200)
 async def seat_bot(state: State, game_id: str, data: SeatBot, caller: Player) -> GameInfo:
     table = await _games(state).seat_bot(caller, game_id, data.seat, data.bot)
-    return game_info(table, caller, state.settings.agents)
+    return game_info(table, caller, state.settings.clock)
 
 
 @delete("/api/v1/games/{game_id:str}", status_code=200)
 async def cancel_game(state: State, game_id: str, caller: Player) -> GameInfo:
     """The creator cancels a table not dealt yet (status `cancelled`)."""
     table = await cancel_table(_games(state), caller, game_id)
-    return game_info(table, caller, state.settings.agents)
+    return game_info(table, caller, state.settings.clock)
 
 
 @post("/api/v1/games/{game_id:str}/leave", status_code=200)
 async def leave_game(state: State, game_id: str, caller: Player) -> GameInfo:
     """Before the deal the seat opens again; in a game in progress a house bot takes it (ranked last)."""
     table = await leave_table(_games(state), caller, game_id)
-    return game_info(table, caller, state.settings.agents)
+    return game_info(table, caller, state.settings.clock)
 
 
 @post("/api/v1/games/{game_id:str}/actions", status_code=200)

@@ -22,7 +22,7 @@ async def live_tables(
     """Tables in play, the most watched first (then the newest), each with
     its public view for a miniature."""
     return await watching.live_tables(
-        state.pool, state.games, state.runtime.watchers, state.settings.agents, game, limit
+        state.pool, state.games, state.runtime.watchers, state.settings.clock, game, limit
     )
 
 
