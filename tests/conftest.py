@@ -23,6 +23,20 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# The tiers, by folder: tests/unit and tests/engines need no server;
+# tests/contract holds each port's adapters to one contract (PostgreSQL's
+# included); tests/service and tests/web start real server, worker and
+# browser processes: the `e2e` tier (`pytest -m "not e2e"` runs the rest).
+E2E_FOLDERS = ("service", "web")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        parts = item.path.relative_to(ROOT).parts
+        if len(parts) > 1 and parts[0] == "tests" and parts[1] in E2E_FOLDERS:
+            item.add_marker(pytest.mark.e2e)
+
+
 def _reachable(host: str, port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(0.5)
