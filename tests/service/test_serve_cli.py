@@ -333,18 +333,23 @@ def test_two_instances_at_once_and_a_start_stops_what_a_killed_one_left(tmp_path
         second.wait_ready()
         assert httpx.get(first.base_url + "/ready").status_code == 200
         left = _server_pids(dirs[1])
-        worker = _worker_pid(second)
+        worker, apis = _worker_pid(second), _api_pids(second)
+        assert apis, "serve runs API processes of its own"
 
         # SIGKILL leaves the servers running (nothing can stop them
-        # then), but not the worker (it dies with its parent)...
+        # then), but not the worker nor the API processes (they die with
+        # their parent: until then one of them could answer the next
+        # start's /ready on the same port, from the leftover servers)...
         second.kill()
         _wait(lambda: not alive(worker), 10, "the worker to die with serve")
+        _wait(lambda: not any(alive(p) for p in apis), 20, "the API processes to die with serve")
         assert all(alive(p) for p in left)
         # ...and the next start in that folder stops them and starts its own.
         third = Serve(tmp_path, _serve_env(dirs[1]), ports[1])
         third.wait_ready()
         _wait_gone(left)
         assert not any(alive(p) for p in left), "the leftover servers still run"
+        third.wait_ready()  # on its own servers, which it started after stopping the leftovers
         assert set(_server_pids(dirs[1])).isdisjoint(left)
         assert third.stop(signal.SIGTERM) == 0, third.output
         assert first.stop(signal.SIGTERM) == 0, first.output
