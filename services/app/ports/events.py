@@ -1,4 +1,4 @@
-"""The ports the use cases depend on.
+"""The event log's port.
 
 The application layer reaches the event log through `EventLog` alone: its
 methods are exactly the ones services/app calls, so any adapter that keeps

@@ -1,0 +1,18 @@
+"""The ports the use cases depend on, one module per concern.
+
+The application layer reaches PostgreSQL, Redis and the clock of the
+scheduler only through these Protocols; their adapters live in
+services/infra (a PostgreSQL one for production, a memory one where no
+database is wanted), and tests/contract holds both to one suite.
+
+A use case that must make several writes as one decision opens a
+transaction through `Transactions` and hands the opaque handle it yields to
+each port method's `tx` argument; an adapter that can joins it (PostgreSQL:
+the same connection inside one transaction), a memory adapter ignores it."""
+
+from __future__ import annotations
+
+from services.app.ports.events import Commands, EventLog, StoredEvent, VersionConflict
+from services.app.ports.transactions import Transactions
+
+__all__ = ["Commands", "EventLog", "StoredEvent", "Transactions", "VersionConflict"]
