@@ -16,7 +16,7 @@ class PgTransactions:
         self.pool = pool
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[asyncpg.Connection]:
+    async def transaction(self) -> AsyncIterator[Any]:
         async with self.pool.acquire() as conn, conn.transaction():
             yield conn
 
