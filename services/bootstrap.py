@@ -39,6 +39,8 @@ from services.infra.eventstore import EventStore
 from services.infra.fanout import Hub, Publisher
 from services.infra.leases import Leases
 from services.infra.outages import OUTAGES, POSTGRES, REDIS, quiet_library_outages
+from services.infra.pg_caps import PgCapCounts
+from services.infra.redis_signin import RedisSignInCounters
 from services.infra.revocations import Revocations
 from services.infra.scheduler import Scheduler
 from services.infra.watchers import Watchers
@@ -95,6 +97,7 @@ async def open_runtime(settings: Settings) -> Runtime:
     publisher = Publisher(redis)
     hub = Hub(redis, store, settings.resync_interval_s, latest_capacity=4 * settings.table_cache_size)
     publisher.local = hub.deliver  # this process's own commits reach its SSE clients without a Redis round trip
+    caps = settings.caps.counting(PgCapCounts(pool))  # what one account may hold at once
     tables = TableCache(pool, store, settings.table_cache_size, settings.finished_table_linger_s)
     games = GameService(
         pool,
@@ -103,7 +106,7 @@ async def open_runtime(settings: Settings) -> Runtime:
         tables,
         known_version=hub.latest_version,
         recheck_s=settings.resync_interval_s,
-        caps=settings.caps,
+        caps=caps,
         clock=settings.clock,
     )
     scheduler = await Scheduler.connect(redis_url)
@@ -116,7 +119,7 @@ async def open_runtime(settings: Settings) -> Runtime:
     tournaments = TournamentService(pool, store, publisher, games, scheduler)
     box = SecretBox(await secret_key(pool, settings.secret_key))
     await seal_plaintext_secrets(pool, box)
-    agents = AgentService(pool, players, settings.agents, box, settings.caps, settings.clock)
+    agents = AgentService(pool, players, settings.agents, box, caps, settings.clock)
     agent_dispatch = AgentDispatch(agents, scheduler, publisher, settings.agents)
     # Every commit to a game stream, in this order: arm the turn's deadline,
     # drive the house bots, arm the table's timer, record a finished
@@ -182,7 +185,7 @@ def create_app(settings: Settings) -> Litestar:
             players=runtime.players,
             tournaments=runtime.tournaments,
             # Sign-in attempts per name and per address, over every process.
-            accounts=Accounts(runtime.players, keys, SignInLimits(runtime.redis, settings.signin)),
+            accounts=Accounts(runtime.players, keys, SignInLimits(RedisSignInCounters(runtime.redis), settings.signin)),
             agent_limiter=RateLimiter(runtime.redis, settings.agents.rate_limit, settings.agents.rate_window_s),
         )
         try:

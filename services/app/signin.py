@@ -1,10 +1,10 @@
 """How often a name's password may be tried, without locking its owner out.
 
-Two counters in Redis, shared by every API process, each a window of
-failed attempts that opens with the first one and lasts `window_s` (so a
-burst of attempts is one window, wherever the clock's minute falls); an
-attempt counts when it starts and is given back when the password was
-right, so signing in never uses anyone's budget:
+Two counters in Redis (the `SignInCounters` port), shared by every API
+process, each a window of failed attempts that opens with the first one and
+lasts `window_s` (so a burst of attempts is one window, wherever the
+clock's minute falls); an attempt counts when it starts and is given back
+when the password was right, so signing in never uses anyone's budget:
 
 - **Per client address** (the address the connection cap counts,
   X-Forwarded-For only from HANAMICHI_TRUSTED_PROXIES): past its limit an
@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from services.app.errors import ServiceError, Unavailable
+from services.app.ports import SignInCounters
 from services.infra import keys as K
 
 log = logging.getLogger("hanamichi.signin")
@@ -53,8 +54,8 @@ class SignInPolicy:
 
 
 class SignInLimits:
-    def __init__(self, redis, policy: SignInPolicy) -> None:
-        self.redis = redis
+    def __init__(self, counters: SignInCounters, policy: SignInPolicy) -> None:
+        self.counters = counters
         self.policy = policy
 
     def _keys(self, key: str, address: str) -> tuple[str, str]:
@@ -65,15 +66,10 @@ class SignInLimits:
         """Run `check` (the password check, which raises `wrong` when the
         password is not right) within both limits."""
         name_key, address_key = self._keys(key, address)
-        window_s = self.policy.window_s
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for counter in (name_key, address_key):
-                    # The window opens with its first attempt: INCR keeps the TTL SET gave.
-                    pipe.set(counter, 0, ex=window_s, nx=True)
-                    pipe.incr(counter)
-                    pipe.ttl(counter)
-                _, by_name, name_ttl, _, by_address, address_ttl = await pipe.execute()
+            by_name, name_ttl, by_address, address_ttl = await self.counters.count_attempt(
+                name_key, address_key, self.policy.window_s
+            )
         except Exception as exc:
             log.warning("sign-in counter unavailable (%s); refusing sign-in", exc)
             raise Unavailable(
@@ -107,15 +103,6 @@ class SignInLimits:
 
     async def _give_back(self, name_key: str, address_key: str) -> None:
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for key in (name_key, address_key):
-                    pipe.decr(key)
-                    pipe.ttl(key)
-                _, name_ttl, _, address_ttl = await pipe.execute()
-            # A window that lapsed meanwhile: DECR made a new key without a
-            # TTL, and there was nothing left to give back.
-            lapsed = [key for key, ttl in ((name_key, name_ttl), (address_key, address_ttl)) if ttl == -1]
-            if lapsed:
-                await self.redis.delete(*lapsed)
+            await self.counters.give_back(name_key, address_key)
         except Exception as exc:  # the attempt stays counted: stricter, never looser
             log.warning("sign-in counter unavailable (%s); an attempt stays counted", exc)

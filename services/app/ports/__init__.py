@@ -12,7 +12,18 @@ the same connection inside one transaction), a memory adapter ignores it."""
 
 from __future__ import annotations
 
+from services.app.ports.caps import CapCounts
 from services.app.ports.events import Commands, EventLog, StoredEvent, VersionConflict
+from services.app.ports.signin import AttemptCounts, SignInCounters
 from services.app.ports.transactions import Transactions
 
-__all__ = ["Commands", "EventLog", "StoredEvent", "Transactions", "VersionConflict"]
+__all__ = [
+    "AttemptCounts",
+    "CapCounts",
+    "Commands",
+    "EventLog",
+    "SignInCounters",
+    "StoredEvent",
+    "Transactions",
+    "VersionConflict",
+]
