@@ -16,6 +16,7 @@ import redis.asyncio as aioredis
 from litestar import Litestar
 
 from services.app.accounts import Accounts, shared_secret
+from services.app.agents.calls import AgentCaller
 from services.app.agents.dispatch import AgentDispatch
 from services.app.agents.registry import AgentService
 from services.app.agents.secrets import SecretBox, seal_plaintext_secrets, secret_key
@@ -44,7 +45,6 @@ from services.infra.redis_signin import RedisSignInCounters
 from services.infra.revocations import Revocations
 from services.infra.scheduler import Scheduler
 from services.infra.watchers import Watchers
-from workers.agent_calls import call_agents_directly
 
 
 @dataclass
@@ -66,7 +66,7 @@ class Runtime:
     agents: AgentService
     agent_dispatch: AgentDispatch
     watchers: Watchers  # spectator counts
-    agent_caller: object | None = None  # a worker's AgentCaller (workers/agent_calls.py), built on first use
+    agent_caller: AgentCaller | None = None  # a worker's calls to push agents, built on first use
     # While a server is down, these ask it whether it is back (services/infra/outages.py).
     outage_probes: list = field(default_factory=list)
 
@@ -74,9 +74,17 @@ class Runtime:
     async def open(cls, settings: Settings) -> Runtime:
         return await open_runtime(settings)
 
+    def caller(self) -> AgentCaller:
+        """The calls to push agents (one HTTP connection pool per process)."""
+        if self.agent_caller is None:
+            self.agent_caller = AgentCaller(self.games, self.agents, self.agents.settings)
+        return self.agent_caller
+
     async def close(self) -> None:
         for unregister in self.outage_probes:
             unregister()
+        if self.agent_caller is not None:
+            await self.agent_caller.close()
         await self.bots.close()
         await self.timers.close()
         await self.watchers.close()
@@ -208,5 +216,7 @@ async def open_worker(settings: Settings) -> tuple[Runtime, RatingsProjector]:
     turn comes from a commit made here are called at once) and the ratings
     projection."""
     runtime = await open_runtime(settings)
-    call_agents_directly(runtime)
+    # Agents whose turn comes from a commit made in this worker are called
+    # from here at once (API processes enqueue `call_agent` jobs).
+    runtime.agent_dispatch.call_directly = runtime.caller().call_soon
     return runtime, RatingsProjector(runtime.pool)

@@ -18,7 +18,6 @@ from services.infra import keys as K
 from services.infra.metrics import serve_for_worker, timed_job
 from services.infra.outages import OUTAGES, REDIS
 from services.infra.scheduler import redis_settings
-from workers.agent_calls import close_caller
 from workers.jobs import FUNCTIONS, reconcile
 from workers.summary import summarise
 
@@ -86,7 +85,6 @@ def build_worker(settings: Settings) -> Worker:
             task.cancel()
         runtime = ctx.get("runtime")
         if runtime is not None:
-            await close_caller(runtime)
             await runtime.close()
 
     worker = ResilientWorker(

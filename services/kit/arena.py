@@ -3,7 +3,7 @@ the author's function against house bots, in this process, on the real
 engines, with no server.
 
 - **The request.** At each of its turns the function gets exactly the JSON
-  the service's push call sends (workers/agent_calls.py): the seat's view
+  the service's push call sends (services/app/agents/calls.py): the seat's view
   and legal actions encoded by msgspec, then decoded to plain JSON.
 - **Games and seats.** Game k (k = 0..K-1) is dealt from seed
   `S * 1_000_003 + k`, as in `simulate`. The author's seat is that game seed

@@ -117,6 +117,21 @@ def test_engines_import_nothing_of_services_or_workers():
     assert leaks == []
 
 
+def test_nothing_below_the_tools_imports_workers():
+    # workers/ holds the arq job wrappers only: what a job does is a use case
+    # of services/app, which the composition root wires without workers/
+    # (only the tools that start a worker process import it).
+    internal, _ = _graph()
+    reaching = sorted(
+        f"{m} -> {n}"
+        for m, deps in internal.items()
+        if m.startswith("services.") and _layer(m) <= LAYERS["workers"]
+        for n in deps
+        if n.startswith("workers")
+    )
+    assert reaching == []
+
+
 def test_embedded_servers_imported_only_by_the_tool_that_starts_them():
     _, external = _graph()
     for package, allowed in EMBEDDED.items():

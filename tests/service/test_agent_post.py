@@ -1,4 +1,4 @@
-"""workers/agent_post.py against a raw asyncio HTTP server whose every byte
+"""services/app/agents/post.py against a raw asyncio HTTP server whose every byte
 the test writes: the pinned address with the original Host header, the
 User-Agent, no env proxy, no redirects followed, the answer size cap (by
 content-length and while streaming), the seat's budget as timeout, and for
@@ -15,8 +15,8 @@ import time
 import pytest
 
 from services.app.agents import endpoints
+from services.app.agents.post import agent_client, post_to_agent
 from services.app.agents.settings import AgentSettings
-from workers.agent_post import agent_client, post_to_agent
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

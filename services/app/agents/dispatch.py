@@ -33,7 +33,7 @@ from services.infra.scheduler import Scheduler
 
 
 class DirectCall(Protocol):
-    """A worker's direct path to an agent (workers/agent_calls.py, AgentCaller.call_soon)."""
+    """A worker's direct path to an agent (services/app/agents/calls.py, AgentCaller.call_soon)."""
 
     def __call__(
         self, game_id: str, version: int, seat: int, committed_ms: float, delay_ms: int = 0, optional: bool = False
@@ -48,7 +48,7 @@ class AgentDispatch:
         self.scheduler = scheduler
         self.publisher = publisher
         self.settings = settings
-        # Set in worker processes (workers/agent_calls.py): call at once
+        # Set in worker processes (services/bootstrap.py): call at once
         # instead of through the queue.
         self.call_directly: DirectCall | None = None
         # A pull agent's bank charge still being written, per table: a turn

@@ -2,7 +2,7 @@
 in endpoints.py, signatures in signing.py, settings in settings.py).
 
 An agent is a player of kind 'agent' owned by a human player. A push agent
-has an HTTPS endpoint the workers call (workers/agent_calls.py); a pull
+has an HTTPS endpoint the workers call (services/app/agents/calls.py); a pull
 agent reads its own SSE stream and acts with its bot token. Protocol:
 docs/agents.md."""
 

@@ -1,4 +1,4 @@
-"""One signed POST to a push agent (workers/agent_calls.py decides when and
+"""One signed POST to a push agent (services/app/agents/calls.py decides when and
 what): the endpoint checked again at call time (services/app/agents/endpoints.py),
 no redirects, an answer size cap, a timeout of the time the seat has left,
 and the answer decoded, or why it is not usable."""
