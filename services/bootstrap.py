@@ -40,6 +40,8 @@ from services.infra.eventstore import EventStore
 from services.infra.fanout import Hub, Publisher
 from services.infra.leases import Leases
 from services.infra.outages import OUTAGES, POSTGRES, REDIS, quiet_library_outages
+from services.infra.pg import PgTransactions
+from services.infra.pg_accounts import PgAccounts
 from services.infra.pg_caps import PgCapCounts
 from services.infra.redis_signin import RedisSignInCounters
 from services.infra.revocations import Revocations
@@ -99,7 +101,8 @@ async def open_runtime(settings: Settings) -> Runtime:
     """Every part a process of either kind needs, wired once."""
     redis_url = settings.required_redis_url()
     pool = await create_pool(settings.database_url, settings.pool_size)
-    await fill_name_columns(pool)  # rows from before migration 011
+    accounts = PgAccounts(pool)
+    await fill_name_columns(accounts)  # rows from before migration 011
     redis = aioredis.from_url(redis_url)
     store = EventStore(pool)
     publisher = Publisher(redis)
@@ -123,7 +126,7 @@ async def open_runtime(settings: Settings) -> Runtime:
     bots = HouseBots(games, settings.bot_delay_ms, settings.table_bot_delay_ms, leases=Leases(redis))
     timers = Timers(games, bots_asked=bots.asked)  # KM-5a: a timer waits for the bots' chance
     # Cached credentials, trusted while their revocation generation holds.
-    players = Players(pool, Revocations(redis))
+    players = Players(accounts, PgTransactions(pool), Revocations(redis))
     tournaments = TournamentService(pool, store, publisher, games, scheduler)
     box = SecretBox(await secret_key(pool, settings.secret_key))
     await seal_plaintext_secrets(pool, box)
@@ -181,7 +184,7 @@ def create_app(settings: Settings) -> Litestar:
     async def lifespan(app: Litestar):
         runtime = await open_runtime(settings)
         end_streams_on_signal(runtime.hub.end_streams)  # SIGTERM must not wait for SSE clients
-        keys = SessionKeys(await shared_secret(runtime.pool, settings.session_secret))
+        keys = SessionKeys(await shared_secret(runtime.players.store, settings.session_secret))
         runtime.players.keys = keys  # the session cookie, on every route (services/app/sessions.py)
         app.state.update(
             settings=settings,

@@ -10,13 +10,13 @@ import asyncio
 import secrets
 from datetime import UTC, datetime, timedelta
 
-import asyncpg
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from services.app.errors import BadRequest, Conflict, Forbidden, Unauthorized
 from services.app.names import name_key
-from services.app.players import BY_NAME, Player, Players, token_hash
+from services.app.players import Player, Players, token_hash
+from services.app.ports import AccountStore
 from services.app.sessions import SESSION_MAX_AGE_S, SessionKeys, session_hash
 from services.app.signin import SignInLimits
 
@@ -45,24 +45,19 @@ def _verify(stored: str, password: str) -> bool:
         return False
 
 
-async def shared_secret(pool: asyncpg.Pool, configured: str | None) -> bytes:
+async def shared_secret(store: AccountStore, configured: str | None) -> bytes:
     """The session key: HANAMICHI_SESSION_SECRET when set, else one drawn by
-    the first process and kept in PostgreSQL, so that every API process that
+    the first process and kept in the store, so that every API process that
     shares the database signs and checks the same cookies."""
     if configured:
         return configured.encode()
-    await pool.execute(
-        "INSERT INTO app_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
-        SECRET_NAME,
-        secrets.token_bytes(32),
-    )
-    return await pool.fetchval("SELECT value FROM app_secrets WHERE name = $1", SECRET_NAME)
+    return await store.shared_secret(SECRET_NAME, secrets.token_bytes(32))
 
 
 class Accounts:
     def __init__(self, players: Players, keys: SessionKeys, limits: SignInLimits) -> None:
         self.players = players
-        self.pool = players.pool
+        self.store = players.store
         self.keys = keys
         self.limits = limits
 
@@ -80,48 +75,30 @@ class Accounts:
 
     async def _check_password(self, name: str, password: str) -> Player:
         # Rows from before migration 011 may share a key: the exact spelling first.
-        row = await self.pool.fetchrow(
-            f"SELECT player_id, name, kind, password_hash FROM players WHERE {BY_NAME}"
-            " ORDER BY name = $2 DESC, created_at LIMIT 1",
-            name_key(name),
-            name.strip(),
-        )
-        stored = row["password_hash"] if row is not None and row["kind"] == "human" else None
+        found = await self.store.credentials_by_name(name_key(name), name.strip())
+        stored = found.password_hash if found is not None and found.kind == "human" else None
         ok = await asyncio.to_thread(_verify, stored or _DUMMY_HASH, password)
-        if not ok or stored is None or row is None:
+        if not ok or stored is None or found is None:
             raise Unauthorized("bad_credentials", "that name and password do not match an account")
-        return Player(str(row["player_id"]), row["name"], row["kind"])
+        return Player(found.player_id, found.name, "human")
 
     async def open_session(self, player: Player) -> str:
         """A new session for `player`: the cookie value."""
         cookie, digest = self.keys.new_session()
         expires = datetime.now(UTC) + timedelta(seconds=SESSION_MAX_AGE_S)
-        await self.pool.execute(
-            "INSERT INTO sessions (session_hash, player_id, expires_at) VALUES ($1, $2::text::uuid, $3)",
-            digest,
-            player.player_id,
-            expires,
-        )
+        await self.store.open_session(digest, player.player_id, expires)
         return cookie
 
     async def close_session(self, cookie: str | None) -> None:
         session_id = self.keys.session_id(cookie) if cookie else None
         if session_id is None:
             return
-        player_id = await self.pool.fetchval(
-            "DELETE FROM sessions WHERE session_hash = $1 RETURNING player_id", session_hash(session_id)
-        )
+        player_id = await self.store.end_session(session_hash(session_id))
         if player_id is not None:  # else it had ended already, and was revoked then
-            await self.players.revoke(str(player_id))
+            await self.players.revoke(player_id)
 
     async def has_password(self, player: Player) -> bool:
-        return (
-            await self.pool.fetchval(
-                "SELECT password_hash IS NOT NULL FROM players WHERE player_id = $1::text::uuid",
-                player.player_id,
-            )
-            or False
-        )
+        return await self.store.has_password(player.player_id)
 
     async def set_password(
         self, player: Player, current: str | None, password: str, keep_cookie: str | None, address: str
@@ -135,9 +112,7 @@ class Accounts:
         if player.kind != "human":
             raise Forbidden("people_only", "only people sign in with a password; agents use their token")
         check_password(password)
-        stored = await self.pool.fetchval(
-            "SELECT password_hash FROM players WHERE player_id = $1::text::uuid", player.player_id
-        )
+        stored = await self.store.password_hash(player.player_id)
         if stored is not None:
             await self.limits.attempt(
                 name_key(player.name), address, lambda: self._check_current(stored, current), Forbidden
@@ -145,15 +120,9 @@ class Accounts:
         hashed = await hash_password(password)
         keep_id = self.keys.session_id(keep_cookie) if keep_cookie else None
         keep = session_hash(keep_id) if keep_id else b""
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute(
-                "UPDATE players SET password_hash = $2 WHERE player_id = $1::text::uuid", player.player_id, hashed
-            )
-            await conn.execute(
-                "DELETE FROM sessions WHERE player_id = $1::text::uuid AND session_hash <> $2",
-                player.player_id,
-                keep,
-            )
+        async with self.players.transactions.transaction() as tx:
+            await self.store.set_password(player.player_id, hashed, tx)
+            await self.store.end_other_sessions(player.player_id, keep, tx)
         await self.players.revoke(player.player_id)
 
     async def _check_current(self, stored: str, current: str | None) -> None:
@@ -166,9 +135,7 @@ class Accounts:
         """A person's own password, asked again before an irreversible step
         (deleting the account): 403 wrong_password, within the sign-in
         limits of the name like any other password check."""
-        stored = await self.pool.fetchval(
-            "SELECT password_hash FROM players WHERE player_id = $1::text::uuid", player.player_id
-        )
+        stored = await self.store.password_hash(player.player_id)
         if stored is None:
             raise Conflict("no_password", "set a password first (POST /api/v1/players/me/password)")
         await self.limits.attempt(
@@ -179,10 +146,6 @@ class Accounts:
         """A new API token, shown once; the old one stops working in every
         process before this returns."""
         token = "hm_" + secrets.token_urlsafe(32)
-        await self.pool.execute(
-            "UPDATE players SET token_hash = $2 WHERE player_id = $1::text::uuid",
-            player.player_id,
-            token_hash(token),
-        )
+        await self.store.set_token(player.player_id, token_hash(token))
         await self.players.revoke(player.player_id)
         return token

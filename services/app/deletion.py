@@ -21,6 +21,7 @@ from services.app.games import leaving
 from services.app.games.service import GameService
 from services.app.names import name_key, name_skeleton
 from services.app.players import Player, Players
+from services.app.ports import ScrubbedPlayer
 from services.app.tournaments.service import TournamentService
 from services.app.upcast import pseudonym
 
@@ -36,7 +37,7 @@ class AccountDeletion:
     ) -> None:
         self.accounts = accounts
         self.players = players
-        self.pool = players.pool
+        self.store = players.store
         self.agents = agents
         self.games = games
         self.tournaments = tournaments
@@ -51,35 +52,22 @@ class AccountDeletion:
         await self.accounts.confirm_password(player, password, address)
         owned = await self.agents.of_owner(player)
         everyone = [player.player_id, *(a.agent_id for a in owned)]
-        for game_id, seat in await leaving.seats_in_play(self.pool, everyone):
+        for game_id, seat in await leaving.seats_in_play(self.games.pool, everyone):
             await leaving.hand_to_bot(self.games, game_id, seat)
         await self._withdraw_registrations(everyone)
         for agent in owned:
             await self.agents.delete(player, agent.agent_id)
-        async with self.pool.acquire() as conn, conn.transaction():
+        async with self.players.transactions.transaction() as tx:
             for player_id in everyone:
                 name = pseudonym(player_id)
-                await conn.execute(
-                    "UPDATE players SET name = $2, name_key = $3, name_skeleton = $4, password_hash = NULL,"
-                    " token_hash = $5, deleted_at = coalesce(deleted_at, now()) WHERE player_id = $1::text::uuid",
-                    player_id,
-                    name,
-                    name_key(name),
-                    name_skeleton(name),
-                    secrets.token_bytes(32),
-                )
-                # A rating keeps no name of a person (reads join the players
-                # row, now the pseudonym): a row stored before that rule
-                # gets what the projection writes, so a rebuild finds it equal.
-                await conn.execute("UPDATE ratings SET name = rated_id WHERE rated_id = $1", player_id)
+                # A rating keeps no name of a person either (reads join the
+                # players row, now the pseudonym): the adapter writes what the
+                # projection would, so a rebuild finds it equal.
+                scrubbed = ScrubbedPlayer(player_id, name, name_key(name), name_skeleton(name), secrets.token_bytes(32))
+                await self.store.scrub_player(scrubbed, tx)
             for agent in owned:
-                await conn.execute(
-                    "UPDATE agents SET name = $2, endpoint = NULL, sealed_secret = NULL, previous_sealed_secret = NULL,"
-                    " previous_secret_until = NULL, secret = NULL WHERE agent_id = $1::text::uuid",
-                    agent.agent_id,
-                    pseudonym(agent.agent_id),
-                )
-            await conn.execute("DELETE FROM sessions WHERE player_id = ANY($1::text[]::uuid[])", everyone)
+                await self.store.scrub_agent(agent.agent_id, pseudonym(agent.agent_id), tx)
+            await self.store.end_sessions(everyone, tx)
         for player_id in everyone:
             await self.players.revoke(player_id)
         self._rename_cached(set(everyone))
@@ -87,13 +75,12 @@ class AccountDeletion:
     async def _withdraw_registrations(self, player_ids: list[str]) -> None:
         """Out of every tournament not started yet (a running one's later
         rounds seat a deleted entrant as a house bot: services/app/tournaments/rounds.py)."""
-        rows = await self.pool.fetch("SELECT tournament_id::text AS id FROM tournaments WHERE status = 'registering'")
         ids = set(player_ids)
-        for row in rows:
-            loaded = await self.tournaments.load(row["id"])
+        for tournament_id in await self.store.registering_tournaments():
+            loaded = await self.tournaments.load(tournament_id)
             for entrant in loaded.state.registered:
                 if entrant.id in ids:
-                    await self.tournaments.command(row["id"], tn.Withdraw(entrant=entrant.id), loaded=loaded)
+                    await self.tournaments.command(tournament_id, tn.Withdraw(entrant=entrant.id), loaded=loaded)
 
     def _rename_cached(self, player_ids: set[str]) -> None:
         """This process's table copies name the seats with the pseudonym at

@@ -15,21 +15,18 @@ from services.app.errors import ServiceError
 from services.app.games import queries
 from services.app.games.service import GameService
 from services.app.players import Player
+from services.app.ports import AccountStore
 from services.app.ratings import queries as ratings
 from services.app.upcast import with_current_names
 
 FORMAT = "hanamichi-personal-data/1"
 
 
-async def personal_data(pool, games: GameService, agents: AgentService, player: Player) -> dict[str, Any]:
-    account = await pool.fetchrow(
-        "SELECT created_at, password_hash IS NOT NULL AS has_password FROM players WHERE player_id = $1::text::uuid",
-        player.player_id,
-    )
-    sessions = await pool.fetch(
-        "SELECT created_at, expires_at FROM sessions WHERE player_id = $1::text::uuid ORDER BY created_at",
-        player.player_id,
-    )
+async def personal_data(
+    pool, store: AccountStore, games: GameService, agents: AgentService, player: Player
+) -> dict[str, Any]:
+    account = await store.account(player.player_id)
+    sessions = await store.sessions_of(player.player_id)
     try:
         rated = await ratings.history(pool, player.player_id, None)
     except ServiceError:  # no rated game yet
@@ -40,36 +37,30 @@ async def personal_data(pool, games: GameService, agents: AgentService, player: 
             "player_id": player.player_id,
             "name": player.name,
             "kind": player.kind,
-            "created_ms": int(account["created_at"].timestamp() * 1000) if account else None,
-            "has_password": bool(account and account["has_password"]),
+            "created_ms": int(account.created_at.timestamp() * 1000) if account else None,
+            "has_password": bool(account and account.has_password),
             "sessions": [
                 {
-                    "created_ms": int(s["created_at"].timestamp() * 1000),
-                    "expires_ms": int(s["expires_at"].timestamp() * 1000),
+                    "created_ms": int(s.created_at.timestamp() * 1000),
+                    "expires_ms": int(s.expires_at.timestamp() * 1000),
                 }
                 for s in sessions
             ],
         },
         "agents": [a.public() for a in await agents.of_owner(player)] if player.kind == "human" else [],
         "ratings": rated,
-        "games": await _games(pool, games, player),
+        "games": await _games(store, games, player),
     }
     return await with_current_names(pool, msgspec.to_builtins(data))
 
 
-async def _games(pool, games: GameService, player: Player) -> list[dict]:
-    rows = await pool.fetch(
-        "SELECT g.game_id::text AS game_id, s.seat FROM seats s JOIN games g ON g.game_id = s.game_id"
-        " WHERE s.player_id = $1::text::uuid ORDER BY g.created_at",
-        player.player_id,
-    )
+async def _games(store: AccountStore, games: GameService, player: Player) -> list[dict]:
     out = []
-    for row in rows:
-        table = await games.load(row["game_id"])
-        seat = row["seat"]
+    for game_id, seat in await store.seats_of(player.player_id):
+        table = await games.load(game_id)
         out.append(
             {
-                "game_id": row["game_id"],
+                "game_id": game_id,
                 "game": table.game.name,
                 "seat": seat,
                 "over": table.over,

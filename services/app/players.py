@@ -8,12 +8,11 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal
-
-import asyncpg
+from typing import Any, Literal, cast
 
 from services.app.errors import BadRequest, Conflict, Forbidden, Unauthorized
 from services.app.names import name_key, name_skeleton
+from services.app.ports import AccountStore, NameColumns, NameTaken, NewPlayer, PlayerRecord, Transactions
 from services.app.sessions import SessionKeys, parse_credential, session_hash
 from services.app.upcast import is_pseudonym
 from services.infra.revocations import Revocations
@@ -36,13 +35,6 @@ def token_hash(token: str) -> bytes:
 # it: a cached copy is trusted only while its player's revocation generation
 # is unchanged (services/infra/revocations.py), checked on every hit.
 TOKEN_CACHE_S = 30.0
-# Names of people and agents are unique: no two share a name_key, nor a
-# name_skeleton (services/app/names.py), checked by `insert_player` under
-# NAME_LOCK; migration 008's index on lower(name) stays as a backstop.
-NAME_INDEX = "players_name_ci"
-# Serialises new names (any fixed key: registrations are rare), so that two
-# look-alike names registered at once cannot both pass the check.
-NAME_LOCK = 7_240_011
 
 
 def name_taken(name: str) -> Conflict:
@@ -66,12 +58,9 @@ def check_name(name: str) -> str:
     return name
 
 
-# A player found by name: by its key, or a row not filled yet by lower(name).
-BY_NAME = "(name_key = $1 OR (name_key IS NULL AND lower(name) = lower($2)))"
-
-
 async def insert_player(
-    conn: asyncpg.Connection | asyncpg.pool.PoolConnectionProxy,
+    store: AccountStore,
+    tx: Any,
     player_id: str,
     name: str,
     kind: PlayerKind,
@@ -79,49 +68,36 @@ async def insert_player(
     password_hash: str | None = None,
 ) -> None:
     """The one insert of a new name (people and agents), in the caller's
-    transaction: refused when the name, or one that looks like it, is taken."""
+    transaction: refused when the name, or one that looks like it, is taken.
+    Names are unique by key and by skeleton (services/app/names.py); the
+    check holds until `tx` ends, so two look-alike names registered at once
+    cannot both pass it."""
     key, skeleton = name_key(name), name_skeleton(name)
-    await conn.execute("SELECT pg_advisory_xact_lock($1)", NAME_LOCK)
-    row = await conn.fetchrow(
-        f"SELECT name, {BY_NAME} AS same FROM players WHERE {BY_NAME} OR name_skeleton = $3 ORDER BY 2 DESC LIMIT 1",
-        key,
-        name,
-        skeleton,
-    )
-    if row is not None:
-        raise name_taken(name) if row["same"] else name_confusable(name, row["name"])
-    await conn.execute(
-        "INSERT INTO players (player_id, name, kind, token_hash, password_hash, name_key, name_skeleton)"
-        " VALUES ($1::text::uuid, $2, $3, $4, $5, $6, $7)",
-        player_id,
-        name,
-        kind,
-        token,
-        password_hash,
-        key,
-        skeleton,
-    )
+    holder = await store.name_holder(key, name, skeleton, tx)
+    if holder is not None:
+        raise name_taken(name) if holder.same else name_confusable(name, holder.name)
+    try:
+        await store.insert_player(NewPlayer(player_id, name, kind, token, password_hash, key, skeleton), tx)
+    except NameTaken as err:
+        raise name_taken(name) from err
 
 
-async def fill_name_columns(pool: asyncpg.Pool) -> int:
+async def fill_name_columns(store: AccountStore) -> int:
     """name_key and name_skeleton for the rows from before migration 011
     (idempotent; every process may run it at start)."""
-    rows = await pool.fetch("SELECT player_id, name FROM players WHERE name_key IS NULL OR name_skeleton IS NULL")
-    if rows:
-        await pool.executemany(
-            "UPDATE players SET name_key = $2, name_skeleton = $3 WHERE player_id = $1",
-            [(r["player_id"], name_key(r["name"]), name_skeleton(r["name"])) for r in rows],
-        )
+    rows = await store.unfilled_names()
+    await store.fill_names([NameColumns(player_id, name_key(name), name_skeleton(name)) for player_id, name in rows])
     return len(rows)
 
 
 class Players:
-    def __init__(self, pool: asyncpg.Pool, revocations: Revocations | None = None) -> None:
-        self.pool = pool
+    def __init__(self, store: AccountStore, transactions: Transactions, revocations: Revocations | None = None) -> None:
+        self.store = store
+        self.transactions = transactions
         # token or session hash -> (player, the player's revocation
         # generation read before the row was, or None if none was, when to
         # look again). Without `revocations` nothing is cached: every request
-        # reads PostgreSQL.
+        # reads the store.
         self._by_token: dict[bytes, tuple[Player, bytes | None, float]] = {}
         self.revocations = revocations
         # The shared session key (browser sessions), set when the API process opens.
@@ -133,13 +109,8 @@ class Players:
         name = check_name(name)
         token = "hm_" + secrets.token_urlsafe(32)
         player = Player(str(uuid.uuid4()), name, kind)
-        try:
-            async with self.pool.acquire() as conn, conn.transaction():
-                await insert_player(conn, player.player_id, name, kind, token_hash(token), password_hash)
-        except asyncpg.UniqueViolationError as err:
-            if err.constraint_name != NAME_INDEX:
-                raise
-            raise name_taken(name) from err
+        async with self.transactions.transaction() as tx:
+            await insert_player(self.store, tx, player.player_id, name, kind, token_hash(token), password_hash)
         return player, token
 
     async def authenticate(self, authorization: str | None) -> Player:
@@ -153,10 +124,9 @@ class Players:
             raise Unauthorized("bad_token", "send your token as 'Authorization: Bearer <token>'")
         digest = token_hash(token.strip())
 
-        async def read() -> asyncpg.Record | None:
-            return await self.pool.fetchrow("SELECT player_id, name, kind FROM players WHERE token_hash = $1", digest)
-
-        return await self._cached(digest, read, Unauthorized("bad_token", "this token is not valid"))
+        return await self._cached(
+            digest, lambda: self.store.player_by_token(digest), Unauthorized("bad_token", "this token is not valid")
+        )
 
     async def _by_session(self, credential) -> Player:
         """The player a session cookie signs in (services/app/sessions.py). A
@@ -172,20 +142,17 @@ class Players:
         # Session ids and tokens never collide in the cache (different hashes of 32 random bytes).
         digest = session_hash(session_id)
 
-        async def read() -> asyncpg.Record | None:
-            return await self.pool.fetchrow(
-                "SELECT p.player_id, p.name, p.kind FROM sessions s JOIN players p USING (player_id)"
-                " WHERE s.session_hash = $1 AND s.expires_at > now()",
-                digest,
-            )
-
-        return await self._cached(digest, read, Unauthorized("bad_session", "your session has ended; sign in again"))
+        return await self._cached(
+            digest,
+            lambda: self.store.player_by_session(digest),
+            Unauthorized("bad_session", "your session has ended; sign in again"),
+        )
 
     async def _cached(
-        self, digest: bytes, read: Callable[[], Awaitable[asyncpg.Record | None]], refusal: Unauthorized
+        self, digest: bytes, read: Callable[[], Awaitable[PlayerRecord | None]], refusal: Unauthorized
     ) -> Player:
         """The player a credential names: the cached copy while its player's
-        revocation generation is the one it was read at, else PostgreSQL's row.
+        revocation generation is the one it was read at, else the stored row.
 
         The generation is read before the row: a revocation commits, then
         bumps the generation, so a row read before the commit is always kept
@@ -193,7 +160,7 @@ class Players:
         has returned. A credential seen for the first time is cached with no
         generation (its player was not known before the read): its next use
         reads the generation, then the row again. When Redis does not answer,
-        every request reads PostgreSQL."""
+        every request reads the store."""
         cached = self._by_token.get(digest)
         generation: bytes | None = None
         if cached is not None and self.revocations is not None:
@@ -207,7 +174,7 @@ class Players:
         if row is None:
             self._by_token.pop(digest, None)
             raise refusal
-        player = Player(str(row["player_id"]), row["name"], row["kind"])
+        player = Player(row.player_id, row.name, cast(PlayerKind, row.kind))
         if self.revocations is not None:
             same = cached is not None and cached[0].player_id == player.player_id
             self._by_token[digest] = (player, generation if same else None, time.monotonic() + TOKEN_CACHE_S)

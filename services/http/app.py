@@ -12,7 +12,7 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.middleware import DefineMiddleware
 
 from services.app.errors import RETRY_AFTER_S, SEED_REFUSED, ServiceError, unavailable_body
-from services.app.players import NAME_INDEX, name_taken
+from services.app.players import name_taken
 from services.config import Settings
 from services.http.api_docs import document_routes, openapi_with_security
 from services.http.auth import DEPENDENCIES
@@ -32,6 +32,7 @@ from services.http.routes.watch import ROUTES as WATCH_ROUTES
 from services.http.sessions import SessionMiddleware
 from services.infra.metrics import metrics_route
 from services.infra.outages import OUTAGES, outage_of
+from services.infra.pg_accounts import NAME_INDEX
 from services.web.pages import ROUTES as PAGE_ROUTES
 from services.web.pages import static_router
 from services.web.pages_watch import ROUTES as WATCH_PAGES

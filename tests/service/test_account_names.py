@@ -12,6 +12,7 @@ import httpx
 from services.app.names import name_key, name_skeleton
 from services.app.players import fill_name_columns
 from services.infra.db import migrate, migration_files
+from services.infra.pg_accounts import PgAccounts
 from tests.conftest import _with_database
 
 
@@ -109,10 +110,10 @@ async def test_rows_from_before_migration_011_are_filled_and_still_sign_in(serve
             await conn.close()
         pool = await asyncpg.create_pool(_with_database(admin_url, database), min_size=1, max_size=2)
         try:
-            assert await fill_name_columns(pool) == 1
+            assert await fill_name_columns(PgAccounts(pool)) == 1
             row = await pool.fetchrow("SELECT name_key, name_skeleton FROM players WHERE player_id = $1", old)
             assert (row["name_key"], row["name_skeleton"]) == (name_key("\u0410nna"), name_skeleton("Anna"))
-            assert await fill_name_columns(pool) == 0
+            assert await fill_name_columns(PgAccounts(pool)) == 0
         finally:
             await pool.close()
     finally:

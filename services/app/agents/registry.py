@@ -121,7 +121,7 @@ class AgentService:
         agent_id = str(uuid.uuid4())
         async with self.pool.acquire() as conn, conn.transaction():
             await self.caps.check_agent(conn, owner.player_id)
-            await insert_player(conn, agent_id, name, "agent", token_hash(token))
+            await insert_player(self.players.store, conn, agent_id, name, "agent", token_hash(token))
             row = await conn.fetchrow(
                 "INSERT INTO agents (agent_id, owner_id, name, games, mode, endpoint, sealed_secret)"
                 " VALUES ($1::text::uuid, $2::text::uuid, $3, $4, $5, $6, $7) RETURNING *",

@@ -12,12 +12,34 @@ the same connection inside one transaction), a memory adapter ignores it."""
 
 from __future__ import annotations
 
+from services.app.ports.accounts import (
+    AccountStore,
+    AccountSummary,
+    Credentials,
+    NameColumns,
+    NameHolder,
+    NameTaken,
+    NewPlayer,
+    PlayerRecord,
+    ScrubbedPlayer,
+    SessionRecord,
+)
 from services.app.ports.caps import CapCounts
 from services.app.ports.events import Commands, EventLog, StoredEvent, VersionConflict
 from services.app.ports.signin import AttemptCounts, SignInCounters
 from services.app.ports.transactions import Transactions
 
 __all__ = [
+    "AccountStore",
+    "AccountSummary",
+    "Credentials",
+    "NameColumns",
+    "NameHolder",
+    "NameTaken",
+    "NewPlayer",
+    "PlayerRecord",
+    "ScrubbedPlayer",
+    "SessionRecord",
     "AttemptCounts",
     "CapCounts",
     "Commands",
