@@ -9,19 +9,16 @@ drawn (uuid), so no test meets another's rows."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
 import pytest
-import pytest_asyncio
 
 from services.app.errors import Conflict
 from services.app.names import name_key, name_skeleton
 from services.app.players import Players, token_hash
 from services.app.ports import PlayerRecord, ScrubbedPlayer
-from services.infra.db import create_pool
 from services.infra.memory_accounts import MemoryAccounts
 from services.infra.memory_tx import MemoryTransactions
 from services.infra.pg import PgTransactions
@@ -118,13 +115,6 @@ class TestMemoryAccounts(AccountStoreContract):
     @pytest.fixture
     def transactions(self) -> MemoryTransactions:
         return MemoryTransactions()
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    pool = await create_pool(database_url, 3)
-    yield pool
-    await pool.close()
 
 
 class TestPostgresAccounts(AccountStoreContract):

@@ -9,15 +9,12 @@ another's."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
 import asyncpg
 import pytest
-import pytest_asyncio
 
 from services.app.caps import EXPERT_BOT, SPARRING_CREATION_S, CapPolicy, TooMany
-from services.infra.db import create_pool
 from services.infra.memory_caps import MemoryCapCounts
 from services.infra.memory_tx import MemoryTransactions
 from services.infra.pg import PgTransactions
@@ -179,13 +176,6 @@ class TestMemoryCapCounts(CapCountsContract):
     @pytest.fixture
     def transactions(self) -> MemoryTransactions:
         return MemoryTransactions()
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    pool = await create_pool(database_url, 3)
-    yield pool
-    await pool.close()
 
 
 class TestPostgresCapCounts(CapCountsContract):

@@ -21,7 +21,6 @@ import pytest
 import pytest_asyncio
 
 from services.app.ports import EventLog
-from services.infra.db import create_pool
 from services.infra.eventstore import EventStore, StoredEvent, VersionConflict
 from services.infra.memory_eventstore import MemoryEventStore
 
@@ -296,13 +295,6 @@ class TestMemoryEventStore(EventStoreContract):
         read = await store.read("a")
         read[0].data = b"forged"
         assert _rows(await store.read("a")) == [(1, "e", b"1")]
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    pool = await create_pool(database_url, 3)  # migrates the session database if no one has yet
-    yield pool
-    await pool.close()
 
 
 @pytest.mark.asyncio(loop_scope="session")

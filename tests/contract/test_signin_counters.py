@@ -5,11 +5,9 @@ length the same way. Each test counts under keys of its own (uuid)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 import redis.asyncio as aioredis
 
 from services.infra.memory_signin import MemorySignInCounters
@@ -67,13 +65,6 @@ class TestMemorySignInCounters(SignInCountersContract):
         await counters.count_attempt(name, address, 60)
         clock[0] += 61
         assert (await counters.count_attempt(name, address, 60))[0::2] == (1, 1)
-
-
-@pytest_asyncio.fixture
-async def redis_client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.from_url(redis_url)
-    yield client
-    await client.aclose()
 
 
 class TestRedisSignInCounters(SignInCountersContract):
