@@ -1,15 +1,19 @@
 """The one composition root. Settings in, every long-lived object built and
 wired here, for the API process (`create_app`) and the worker process
 (`open_worker`) alike. Nothing below this module builds a service or
-subscribes itself to another: the on_commit subscribers are listed here.
+subscribes itself to another: the message bus's two tables, which handler
+answers which command and who follows each commit, are written here.
 
 Layers (enforced by tests/service/test_layers.py): bootstrap -> http -> app ->
 infra; engines import nothing of services."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
 
 import asyncpg
 import redis.asyncio as aioredis
@@ -20,6 +24,21 @@ from services.app.agents.calls import AgentCaller
 from services.app.agents.dispatch import AgentDispatch
 from services.app.agents.registry import AgentService
 from services.app.agents.secrets import SecretBox, seal_plaintext_secrets, secret_key
+from services.app.bus import MessageBus
+from services.app.commands import (
+    CancelTable,
+    CreateSeatedTable,
+    CreateTable,
+    FireTimer,
+    HandSeatToBot,
+    LeaveTable,
+    PlayDefaultMove,
+    PlaySeatMove,
+    SeatBot,
+    SubmitAction,
+    TakeSeat,
+)
+from services.app.games import handlers
 from services.app.games.cache import TableCache
 from services.app.games.deadlines import Deadlines
 from services.app.games.housebots import HouseBots
@@ -43,10 +62,26 @@ from services.infra.outages import OUTAGES, POSTGRES, REDIS, quiet_library_outag
 from services.infra.pg import PgTransactions
 from services.infra.pg_accounts import PgAccounts
 from services.infra.pg_caps import PgCapCounts
+from services.infra.pg_lobby import PgLobby
 from services.infra.redis_signin import RedisSignInCounters
 from services.infra.revocations import Revocations
 from services.infra.scheduler import Scheduler
 from services.infra.watchers import Watchers
+
+# Which handler answers which command (services/app/commands.py).
+COMMAND_HANDLERS: dict[type, Callable[..., Awaitable[Any]]] = {
+    CreateTable: handlers.create_table,
+    CreateSeatedTable: handlers.create_seated_table,
+    TakeSeat: handlers.take_seat,
+    SeatBot: handlers.seat_bot,
+    LeaveTable: handlers.leave_table,
+    CancelTable: handlers.cancel_table,
+    SubmitAction: handlers.submit_action,
+    PlaySeatMove: handlers.play_seat_move,
+    PlayDefaultMove: handlers.play_default_move,
+    FireTimer: handlers.fire_timer,
+    HandSeatToBot: handlers.hand_seat_to_bot,
+}
 
 
 @dataclass
@@ -59,6 +94,7 @@ class Runtime:
     hub: Hub
     tables: TableCache
     games: GameService
+    bus: MessageBus
     bots: HouseBots
     timers: Timers
     players: Players
@@ -109,12 +145,15 @@ async def open_runtime(settings: Settings) -> Runtime:
     hub = Hub(redis, store, settings.resync_interval_s, latest_capacity=4 * settings.table_cache_size)
     publisher.local = hub.deliver  # this process's own commits reach its SSE clients without a Redis round trip
     caps = settings.caps.counting(PgCapCounts(pool))  # what one account may hold at once
-    tables = TableCache(pool, store, settings.table_cache_size, settings.finished_table_linger_s)
+    lobby = PgLobby(pool)
+    transactions = PgTransactions(pool)
+    tables = TableCache(lobby, store, settings.table_cache_size, settings.finished_table_linger_s)
     games = GameService(
-        pool,
+        lobby,
         store,
         publisher,
         tables,
+        transactions,
         known_version=hub.latest_version,
         recheck_s=settings.resync_interval_s,
         caps=caps,
@@ -126,16 +165,17 @@ async def open_runtime(settings: Settings) -> Runtime:
     bots = HouseBots(games, settings.bot_delay_ms, settings.table_bot_delay_ms, leases=Leases(redis))
     timers = Timers(games, bots_asked=bots.asked)  # KM-5a: a timer waits for the bots' chance
     # Cached credentials, trusted while their revocation generation holds.
-    players = Players(accounts, PgTransactions(pool), Revocations(redis))
+    players = Players(accounts, transactions, Revocations(redis))
     tournaments = TournamentService(pool, store, publisher, games, scheduler)
     box = SecretBox(await secret_key(pool, settings.secret_key))
     await seal_plaintext_secrets(pool, box)
     agents = AgentService(pool, players, settings.agents, box, caps, settings.clock)
     agent_dispatch = AgentDispatch(agents, scheduler, publisher, settings.agents)
-    # Every commit to a game stream, in this order: arm the turn's deadline,
-    # drive the house bots, arm the table's timer, record a finished
-    # tournament table, call or notify the agent whose turn it is.
-    games.on_commit.extend(
+    bus = MessageBus(
+        {command: partial(handler, games=games) for command, handler in COMMAND_HANDLERS.items()},
+        # Every commit to a game stream, in this order: arm the turn's
+        # deadline, drive the house bots, arm the table's timer, record a
+        # finished tournament table, call or notify the agent whose turn it is.
         [
             deadlines.on_commit,
             bots.on_commit,
@@ -143,8 +183,9 @@ async def open_runtime(settings: Settings) -> Runtime:
             tournaments.on_game_commit,
             agent_dispatch.on_commit,
             tables.on_commit,  # last: a finished table leaves memory soon after
-        ]
+        ],
     )
+    games.on_commit.append(bus.committed)
     runtime = Runtime(
         settings=settings,
         pool=pool,
@@ -154,6 +195,7 @@ async def open_runtime(settings: Settings) -> Runtime:
         hub=hub,
         tables=tables,
         games=games,
+        bus=bus,
         bots=bots,
         timers=timers,
         players=players,
@@ -193,6 +235,7 @@ def create_app(settings: Settings) -> Litestar:
             redis=runtime.redis,
             hub=runtime.hub,
             games=runtime.games,
+            bus=runtime.bus,
             players=runtime.players,
             tournaments=runtime.tournaments,
             # Sign-in attempts per name and per address, over every process.

@@ -8,12 +8,14 @@ own, so parallel runs and CI's copy never see each other's data."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import asyncpg
@@ -84,9 +86,9 @@ def _redis_db(url: str, index: int) -> str:
     return url.rsplit("/", 1)[0] + f"/{index}" if url.count("/") >= 3 else f"{url}/{index}"
 
 
-@pytest.fixture(scope="session")
-def database_url(servers):
-    admin_url, _ = servers
+@contextlib.contextmanager
+def fresh_database(admin_url: str) -> Iterator[str]:
+    """A database of its own on the test server, dropped afterwards."""
     name = f"hanamichi_test_{uuid.uuid4().hex[:10]}"
     import asyncio
 
@@ -98,8 +100,16 @@ def database_url(servers):
             await conn.close()
 
     asyncio.run(run(f'CREATE DATABASE "{name}"'))
-    yield _with_database(admin_url, name)
-    asyncio.run(run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    try:
+        yield _with_database(admin_url, name)
+    finally:
+        asyncio.run(run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def database_url(servers):
+    with fresh_database(servers[0]) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

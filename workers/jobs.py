@@ -14,6 +14,7 @@ import logging
 from arq.typing import WorkerCoroutine
 from arq.worker import Function, func
 
+from services.app.commands import PlayDefaultMove
 from services.app.games.leaving import hand_stale_seats
 from services.app.games.timers import STALL_S, tables_in_play
 from services.app.seatclock import timed_seat_rules
@@ -38,7 +39,7 @@ async def record_table(ctx: dict, game_id: str) -> int:
 
 async def move_deadline(ctx: dict, game_id: str, version: int, seat: int) -> bool:
     """The seat's time (its bank included) ran out at `version`: play the default move for it."""
-    return await _rt(ctx).games.play_for_seat(game_id, seat, "timeout", due_version=version)
+    return await _rt(ctx).bus.handle(PlayDefaultMove(game_id, seat, "timeout", due_version=version))
 
 
 async def reconcile(ctx: dict) -> dict:

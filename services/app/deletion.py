@@ -52,7 +52,7 @@ class AccountDeletion:
         await self.accounts.confirm_password(player, password, address)
         owned = await self.agents.of_owner(player)
         everyone = [player.player_id, *(a.agent_id for a in owned)]
-        for game_id, seat in await leaving.seats_in_play(self.games.pool, everyone):
+        for game_id, seat in await self.games.lobby.seats_in_play(everyone):
             await leaving.hand_to_bot(self.games, game_id, seat)
         await self._withdraw_registrations(everyone)
         for agent in owned:

@@ -27,8 +27,8 @@ import msgspec
 
 from engines.core import RuleError
 from services.app.errors import ServiceError, Unavailable, refused
-from services.infra.eventstore import EventStore, VersionConflict
-from services.infra.fanout import Notice, Publisher
+from services.app.ports.events import EventLog, VersionConflict
+from services.app.ports.notices import Notice, Notices
 from services.infra.outages import OUTAGES
 
 log = logging.getLogger("hanamichi.kernel")
@@ -73,7 +73,7 @@ class Kernel:
     own follow-ups: on_commit subscribers, the lobby row)."""
 
     def __init__(
-        self, store: EventStore, publisher: Publisher, committed: Callable[[Any, Decision], None] | None = None
+        self, store: EventLog, publisher: Notices, committed: Callable[[Any, Decision], None] | None = None
     ) -> None:
         self.store = store
         self.publisher = publisher

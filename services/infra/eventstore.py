@@ -246,6 +246,14 @@ class EventStore:
     async def version(self, stream_id: str) -> int | None:
         return await self.pool.fetchval("SELECT version FROM streams WHERE stream_id = $1", stream_id)
 
+    async def recorded_ms(self, stream_id: str, version: int) -> int | None:
+        """When that version was committed (epoch ms; None: no such event)."""
+        return await self.pool.fetchval(
+            "SELECT (extract(epoch FROM recorded_at) * 1000)::bigint FROM events WHERE stream_id = $1 AND version = $2",
+            stream_id,
+            version,
+        )
+
     async def versions(self, stream_ids: Sequence[str]) -> dict[str, int]:
         rows = await self.pool.fetch(
             "SELECT stream_id, version FROM streams WHERE stream_id = ANY($1::text[])", list(stream_ids)

@@ -10,6 +10,7 @@ transaction, and nothing outlives the process.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,7 @@ class _Event:
     version: int
     type: str
     data: bytes
+    recorded_ms: int = field(default_factory=lambda: time.time_ns() // 1_000_000)
 
 
 @dataclass
@@ -91,6 +93,12 @@ class MemoryEventStore:
     async def version(self, stream_id: str) -> int | None:
         stream = self._streams.get(stream_id)
         return None if stream is None else len(stream.events)
+
+    async def recorded_ms(self, stream_id: str, version: int) -> int | None:
+        stream = self._streams.get(stream_id)
+        if stream is None or not 0 < version <= len(stream.events):
+            return None
+        return stream.events[version - 1].recorded_ms
 
     async def versions(self, stream_ids: Sequence[str]) -> dict[str, int]:
         """Streams never created are absent."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import time
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any, cast
@@ -206,6 +207,20 @@ class EventStoreContract:
         assert await store.versions([ghost]) == {}
         assert await store.versions([]) == {}
 
+    async def test_each_version_knows_when_it_was_committed(self, store: Store) -> None:
+        sid = _sid()
+        await store.create_stream(sid, "game")
+        before = time.time_ns() // 1_000_000
+        await store.append(sid, 0, [("e", b"1")])
+        await store.append(sid, 1, [("e", b"2")])
+        after = time.time_ns() // 1_000_000
+        first, second = await store.recorded_ms(sid, 1), await store.recorded_ms(sid, 2)
+        # PostgreSQL's clock is this machine's; its now() is the transaction's start.
+        assert first is not None and second is not None
+        assert before - 1_000 <= first <= second <= after + 1_000
+        assert await store.recorded_ms(sid, 3) is None
+        assert await store.recorded_ms(_sid("none"), 1) is None
+
     # --- the global order -----------------------------------------------------
 
     async def test_read_all_gives_gapless_positions_in_commit_order(self, store: Store) -> None:
@@ -330,7 +345,7 @@ def _signature(method: Any) -> list[tuple[str, Any]]:
 
 def test_both_stores_offer_the_port_and_the_memory_store_every_method_of_postgresql() -> None:
     port = [name for name, member in vars(EventLog).items() if inspect.iscoroutinefunction(member)]
-    assert sorted(port) == ["append", "commands_of", "create_stream", "read", "read_with_commands"]
+    assert sorted(port) == ["append", "commands_of", "create_stream", "read", "read_with_commands", "recorded_ms"]
     public = [n for n, m in vars(EventStore).items() if not n.startswith("_") and inspect.iscoroutinefunction(m)]
     assert set(port) < set(public)
     for name in public:

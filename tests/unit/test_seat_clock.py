@@ -59,11 +59,10 @@ def dealt(time_control: dict | None, awaited_by: SeatHolder) -> Table:
     return table
 
 
-class Pool:
-    """The one query a clock makes: when the table reached its version."""
+class Log:
+    """The one read a clock makes of the log: when the table reached its version."""
 
-    async def fetchval(self, sql: str, *args) -> int:
-        assert "recorded_at" in sql
+    async def recorded_ms(self, stream_id: str, version: int) -> int:
         return BEGAN_MS
 
 
@@ -89,7 +88,7 @@ async def test_one_time_control_gives_every_seat_kind_the_same_clock(where):
     for kind, holder in HOLDERS.items():
         table = dealt(stored, holder)
         rules[kind] = rules_at(table, awaited(table), DEFAULTS)
-        shown[kind] = await seat_clocks(Pool(), Agents(), table, DEFAULTS)
+        shown[kind] = await seat_clocks(Log(), Agents(), table, DEFAULTS)
     assert set(rules.values()) == {SeatClockRules(move_ms=1_500, bank_ms=6_000, strike_limit=DEFAULTS.strike_limit)}
     # GET /api/v1/games/{id}: the same deadline and bank, whoever holds the seat.
     assert len({msgspec.json.encode(clocks) for clocks in shown.values()}) == 1, shown
@@ -142,7 +141,7 @@ async def test_a_slow_move_costs_a_person_what_it_costs_an_agent():
     seat = awaited(table)
     rules = rules_at(table, seat, DEFAULTS)
     assert rules is not None
-    person = await person_overdraft(Pool(), table, seat, BEGAN_MS + 1_500, DEFAULTS)
+    person = await person_overdraft(Log(), table, seat, BEGAN_MS + 1_500, DEFAULTS)
     agent = overdraft(1_500, rules.move_ms, bank_left(rules.bank_ms, 0))  # a pull agent's charge
     assert person == agent == 500
     # The person's deadline job is due once the move and the whole bank are gone.
@@ -166,11 +165,11 @@ async def test_a_persons_bank_is_what_their_command_outcomes_recorded():
         )
     )
     assert table.bank_drawn(seat) == 700
-    [clock] = await seat_clocks(Pool(), Agents(), table, DEFAULTS)
+    [clock] = await seat_clocks(Log(), Agents(), table, DEFAULTS)
     assert clock.bank_ms == 1_300
     # With nothing left a slow move costs nothing more, and the deadline is the move's.
     table.take_commands({(seat, "m3"): Outcome(9, 9, seat, bank_drawn_ms=1_300)})
-    assert await person_overdraft(Pool(), table, seat, BEGAN_MS + 5_000, DEFAULTS) == 0
+    assert await person_overdraft(Log(), table, seat, BEGAN_MS + 5_000, DEFAULTS) == 0
     assert people_due(table, BEGAN_MS, DEFAULTS) == {seat: BEGAN_MS + 1_000}
     # An outcome without a draw is stored as before banks existed.
     assert msgspec.json.encode(Outcome(5, 5, seat)) == b'{"version":5,"first":5,"seat":%d}' % seat
@@ -178,5 +177,5 @@ async def test_a_persons_bank_is_what_their_command_outcomes_recorded():
 
 async def test_an_agent_seat_shows_the_bank_its_turns_left():
     table = dealt({"move_ms": 1_000, "bank_ms": 2_000}, HOLDERS["pull agent"])
-    [clock] = await seat_clocks(Pool(), Agents(used=1_200), table, DEFAULTS)
+    [clock] = await seat_clocks(Log(), Agents(used=1_200), table, DEFAULTS)
     assert (clock.deadline_ms, clock.bank_ms) == (BEGAN_MS + 1_000, 800)

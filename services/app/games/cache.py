@@ -1,5 +1,5 @@
 """This process's live tables by game id (services/app/games/tables.py),
-each loaded once from PostgreSQL: its lobby record, its log folded, its
+each loaded once from the lobby and the log: its lobby record, its log folded, its
 command outcomes decoded.
 
 Bounded twice: a finished table leaves memory `finished_linger_s` after it
@@ -15,13 +15,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-import asyncpg
-import msgspec
-
 from engines.registry import get_game
 from services.app.errors import NotFound
 from services.app.games.tables import LobbyRecord, SeatHolder, Table, decode_outcomes
-from services.infra.eventstore import EventStore
+from services.app.ports import EventLog, Lobby, SeatRow
 
 
 class TableCache:
@@ -30,13 +27,13 @@ class TableCache:
 
     def __init__(
         self,
-        pool,
-        store: EventStore,
+        lobby: Lobby,
+        store: EventLog,
         capacity: int = 5_000,
         finished_linger_s: float = 30.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.pool = pool
+        self.lobby = lobby
         self.store = store
         self.capacity = capacity
         self.finished_linger_s = finished_linger_s
@@ -108,36 +105,28 @@ class TableCache:
         return await pending
 
     async def _load(self, game_id: str) -> Table:
-        try:
-            row = await self.pool.fetchrow("SELECT * FROM games WHERE game_id = $1::text::uuid", game_id)
-        except asyncpg.DataError:  # not a uuid: no such game (an outage propagates: a 503, not a 404)
-            row = None
+        row = await self.lobby.table(game_id)  # an outage propagates: a 503, not a 404
         if row is None:
             raise NotFound("game_not_found", f"there is no game {game_id}")
-        seat_rows = await self.pool.fetch(
-            "SELECT s.seat, s.player_id, s.bot, p.name, p.kind FROM seats s"
-            " LEFT JOIN players p ON p.player_id = s.player_id WHERE s.game_id = $1",
-            row["game_id"],
-        )
-        game = get_game(row["game"])
-        options_raw = msgspec.json.decode(row["options"]) if isinstance(row["options"], str) else row["options"]
-        seats: list[SeatHolder | None] = [None] * row["players"]
-        for r in seat_rows:
-            seats[r["seat"]] = holder_from_row(r)
+        new = row.table
+        game = get_game(new.game)
+        seats: list[SeatHolder | None] = [None] * new.players
+        for seat in row.seats:
+            seats[seat.seat] = holder_from_row(seat)
         table = Table(
             LobbyRecord(
                 game_id=game_id,
                 game=game,
-                players=row["players"],
-                options=game.make_options(options_raw),
-                ranked=row["ranked"],
-                seed=row["seed"],
-                status=row["status"],
-                time_control=msgspec.json.decode(row["time_control"]) if row["time_control"] else None,
-                tournament_id=row["tournament_id"],
-                bot_delay_ms=row["bot_delay_ms"],
-                embargo=row["embargoed"],
-                created_by=str(row["created_by"]) if row["created_by"] else None,
+                players=new.players,
+                options=game.make_options(new.options),
+                ranked=new.ranked,
+                seed=new.seed,
+                status=row.status,
+                time_control=new.time_control,
+                tournament_id=new.tournament_id,
+                bot_delay_ms=new.bot_delay_ms,
+                embargo=new.embargoed,
+                created_by=new.created_by,
                 seats=seats,
             )
         )
@@ -151,7 +140,8 @@ def _busy(table: Table) -> bool:
     return runtime.lock.locked() or bool(runtime.driver and not runtime.driver.done())
 
 
-def holder_from_row(r) -> SeatHolder:
-    if r["bot"] is not None:
-        return SeatHolder(r["seat"], None, r["bot"], f"{r['bot']} bot", "bot")
-    return SeatHolder(r["seat"], str(r["player_id"]), None, r["name"], r["kind"])
+def holder_from_row(row: SeatRow) -> SeatHolder:
+    if row.bot is not None:
+        return SeatHolder(row.seat, None, row.bot, f"{row.bot} bot", "bot")
+    # A seat's player row always has a name and a kind (the join finds it).
+    return SeatHolder(row.seat, row.player_id, None, row.name or "", row.kind or "human")

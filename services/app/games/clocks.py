@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from services.app.ports import EventLog
 from services.app.seatclock import ClockDefaults, SeatClockRules, SeatKind, bank_left, overdraft, seat_clock_rules
 
 if TYPE_CHECKING:
@@ -76,17 +77,12 @@ def people_due(table: Table, began_ms: int, defaults: ClockDefaults) -> dict[int
     return due
 
 
-async def turn_began_ms(pool, table: Table) -> int:
+async def turn_began_ms(store: EventLog, table: Table) -> int:
     """When the table reached its current version (the commit's time; 0 if unknown)."""
-    began = await pool.fetchval(
-        "SELECT (extract(epoch FROM recorded_at) * 1000)::bigint FROM events WHERE stream_id = $1 AND version = $2",
-        table.game_id,
-        table.version,
-    )
-    return int(began or 0)
+    return await store.recorded_ms(table.game_id, table.version) or 0
 
 
-async def person_overdraft(pool, table: Table, seat: int, received_ms: int, defaults: ClockDefaults) -> int:
+async def person_overdraft(store: EventLog, table: Table, seat: int, received_ms: int, defaults: ClockDefaults) -> int:
     """What a person's move received at `received_ms`, on the table as it
     stands before the move, takes from their bank. Only a move the table
     waits for costs time: a Kabuki masks Stop made while another seat is
@@ -97,16 +93,16 @@ async def person_overdraft(pool, table: Table, seat: int, received_ms: int, defa
     left = person_bank_left(table, seat, rules) if rules is not None else 0
     if rules is None or left == 0:
         return 0
-    began = await turn_began_ms(pool, table)
+    began = await turn_began_ms(store, table)
     if not began:
         return 0
     return overdraft(received_ms - opens_at(table, seat, began), rules.move_ms, left)
 
 
-async def seat_clocks(pool, agents: AgentService, table: Table, defaults: ClockDefaults) -> list[SeatClock]:
+async def seat_clocks(store: EventLog, agents: AgentService, table: Table, defaults: ClockDefaults) -> list[SeatClock]:
     if table.state is None or table.over:
         return []
-    began = await turn_began_ms(pool, table)
+    began = await turn_began_ms(store, table)
     out = []
     for seat in sorted(table.game.waiting_for(table.state)):
         rules = rules_at(table, seat, defaults)

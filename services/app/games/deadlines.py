@@ -38,15 +38,10 @@ class Deadlines:
         hour, + 10 s), so no worker would run it and its id could not be
         enqueued again. A deadline that runs twice plays once: it is due at a
         version, and the event log decides (GameService.play_for_seat)."""
-        rows = await games.pool.fetch(
-            "SELECT g.game_id::text AS id FROM games g WHERE g.status = 'playing' AND (g.time_control IS NOT NULL"
-            " OR EXISTS (SELECT 1 FROM seats s JOIN players p ON p.player_id = s.player_id"
-            " WHERE s.game_id = g.game_id AND p.kind = 'agent'))"
-        )
         stuck = 0
         swept = K.swept_retry(int(time.time()))
-        for row in rows:
-            table = await games.load(row["id"])
+        for game_id in await games.lobby.playing_with_deadlines():
+            table = await games.load(game_id)
             if table.state is None or table.over:
                 continue
             waited_ms = (time.monotonic() - table.runtime.changed_at) * 1000

@@ -1,49 +1,44 @@
 """Setting a table up: creating it (from the lobby, or seated whole for a
 tournament), taking seats, seating house bots, and the deal once every seat
-is taken. Part of GameService (services/app/games/service.py)."""
+is taken. GameService (services/app/games/service.py) holds one."""
 
 from __future__ import annotations
 
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
-
-import msgspec
+from typing import Any
 
 from engines.core import OptionsError
 from engines.registry import get_game
-from services.app.errors import BadRequest, Conflict, Forbidden, ServiceError, Unprocessable
+from services.app.caps import CapPolicy
+from services.app.errors import BadRequest, Conflict, Forbidden, Unprocessable
+from services.app.games.copies import TableCopies
 from services.app.games.tables import Outcome, SeatHolder, Table
-from services.app.kernel import Decision
+from services.app.kernel import Decision, Kernel
 from services.app.players import Player
+from services.app.ports import EventLog, Lobby, NewTable, SeatRow, SeatTaken, Transactions, VersionConflict
 from services.infra import keys as K
-from services.infra.eventstore import VersionConflict
-
-if TYPE_CHECKING:
-    from asyncpg import Pool
-
-    from services.app.caps import CapPolicy
-    from services.app.games.cache import TableCache
-    from services.app.kernel import Kernel
-    from services.infra.eventstore import EventStore
-
-_SEAT_SQL = "INSERT INTO seats (game_id, seat, player_id, bot) VALUES ($1::text::uuid, $2, $3::text::uuid, $4)"
 
 
 class Seating:
-    """GameService's lobby commands (a mixin: the state is GameService's)."""
-
-    # What the mixin uses of its host, GameService.
-    pool: Pool
-    store: EventStore
-    tables: TableCache
-    kernel: Kernel
-    caps: CapPolicy
-
-    if TYPE_CHECKING:
-
-        async def refresh(self, table: Table, fresh: bool = False) -> None: ...
+    def __init__(
+        self,
+        copies: TableCopies,
+        lobby: Lobby,
+        store: EventLog,
+        transactions: Transactions,
+        kernel: Kernel,
+        caps: CapPolicy,
+    ) -> None:
+        self.copies = copies
+        self.tables = copies.tables
+        self.refresh = copies.refresh
+        self.lobby = lobby
+        self.store = store
+        self.transactions = transactions
+        self.kernel = kernel
+        self.caps = caps
 
     async def create_game(
         self,
@@ -63,23 +58,21 @@ class Seating:
             raise Unprocessable(err.code, err.message) from None
         game_id = str(uuid.uuid4())
         seed = secrets.randbits(62)
-        async with self.pool.acquire() as conn, conn.transaction():
-            await self.caps.check_open_table(conn, player.player_id)
-            await conn.execute(
-                "INSERT INTO games (game_id, game, players, options, ranked, seed, created_by, time_control,"
-                " bot_delay_ms)"
-                " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7::text::uuid, $8::jsonb, $9)",
-                game_id,
-                game.name,
-                players,
-                msgspec.json.encode(options).decode(),
-                ranked,
-                seed,
-                player.player_id,
-                msgspec.json.encode(time_control).decode() if time_control else None,
-                bot_delay_ms,
-            )
-            await self.store.create_stream(game_id, "game", conn)
+        new = NewTable(
+            game_id,
+            game.name,
+            players,
+            options,
+            ranked,
+            seed,
+            created_by=player.player_id,
+            time_control=time_control,
+            bot_delay_ms=bot_delay_ms,
+        )
+        async with self.transactions.transaction() as tx:
+            await self.caps.check_open_table(tx, player.player_id)
+            await self.lobby.insert_table(new, tx)
+            await self.store.create_stream(game_id, "game", tx)
         return await self.tables.get(game_id)
 
     async def create_seated(
@@ -97,25 +90,21 @@ class Seating:
         """A table whose seats are all assigned (tournaments), started at once.
         Idempotent: creating it again finds the existing table."""
         game = get_game(name)
-        async with self.pool.acquire() as conn, conn.transaction():
-            created = await conn.fetchval(
-                "INSERT INTO games (game_id, game, players, options, ranked, seed, tournament_id, time_control,"
-                " embargoed)"
-                " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7, $8::jsonb, $9)"
-                " ON CONFLICT (game_id) DO NOTHING RETURNING true",
-                game_id,
-                game.name,
-                len(seats),
-                msgspec.json.encode(options).decode(),
-                ranked,
-                seed,
-                tournament_id,
-                msgspec.json.encode(time_control).decode() if time_control else None,
-                embargoed,
-            )
-            if created:
-                await self.store.create_stream(game_id, "game", conn)
-                await conn.executemany(_SEAT_SQL, [(game_id, h.seat, h.player_id, h.bot) for h in seats])
+        new = NewTable(
+            game_id,
+            game.name,
+            len(seats),
+            options,
+            ranked,
+            seed,
+            tournament_id=tournament_id,
+            time_control=time_control,
+            embargoed=embargoed,
+        )
+        async with self.transactions.transaction() as tx:
+            if await self.lobby.insert_table(new, tx):
+                await self.store.create_stream(game_id, "game", tx)
+                await self.lobby.insert_seats(game_id, [SeatRow(h.seat, h.player_id, h.bot) for h in seats], tx)
         table = await self.tables.get(game_id)
         if table.state is None:
             async with table.lock:
@@ -140,14 +129,14 @@ class Seating:
             )
         host = player.player_id
         holder = SeatHolder(-1, None, bot, f"{bot} bot", "bot")
-        return await self._seat(table, seat, holder, cap=lambda conn: self.caps.check_bot_seat(conn, host, bot))
+        return await self._seat(table, seat, holder, cap=lambda tx: self.caps.check_bot_seat(tx, host, bot))
 
     async def _seat(
         self,
         table: Table,
         seat: int | None,
         holder: SeatHolder,
-        cap: Callable[[object], Awaitable[None]] | None = None,
+        cap: Callable[[Any], Awaitable[None]] | None = None,
     ) -> Table:
         """`cap`: a check of services/app/caps.py, run in the transaction of
         the seat's insert (so its count and the insert are one decision)."""
@@ -169,25 +158,18 @@ class Seating:
             if seat is None or table.seats[seat] is not None:
                 raise Conflict("seat_taken", "that seat is taken")
             try:
-                async with self.pool.acquire() as conn, conn.transaction():
+                async with self.transactions.transaction() as tx:
                     # The table's row, locked: a cancel (services/app/games/leaving.py)
                     # and the seat that fills the table are taken one after the other.
-                    status = await conn.fetchval(
-                        "SELECT status FROM games WHERE game_id = $1::text::uuid FOR UPDATE", table.game_id
-                    )
-                    if status == "cancelled":
+                    if await self.lobby.lock_status(table.game_id, tx) == "cancelled":
                         table.record.status = "cancelled"
                         raise Conflict("table_cancelled", "this table was cancelled by the player who created it")
                     if cap is not None:
-                        await cap(conn)
-                    await conn.execute(_SEAT_SQL, table.game_id, seat, holder.player_id, holder.bot)
-            except ServiceError:
-                raise
-            except Exception as exc:  # another process took it first
-                if "unique" in str(exc).lower() or "duplicate" in str(exc).lower():
-                    await self.refresh(table, fresh=True)
-                    raise Conflict("seat_taken", "that seat is taken") from None
-                raise
+                        await cap(tx)
+                    await self.lobby.insert_seats(table.game_id, [SeatRow(seat, holder.player_id, holder.bot)], tx)
+            except SeatTaken:  # another process took it first
+                await self.refresh(table, fresh=True)
+                raise Conflict("seat_taken", "that seat is taken") from None
             holder.seat = seat
             table.seats[seat] = holder
             # Read again after the insert has committed: of two processes
@@ -206,5 +188,5 @@ class Seating:
             await self.kernel.append(table, Decision(events, K.START_PREFIX, Outcome(len(events), 1, None)))
         except VersionConflict:
             await self.refresh(table, fresh=True)  # another process started it
-        await self.pool.execute("UPDATE games SET status = 'playing' WHERE game_id = $1::text::uuid", table.game_id)
+        await self.lobby.set_status(table.game_id, "playing")
         table.record.status = "playing"

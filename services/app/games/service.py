@@ -1,169 +1,89 @@
-"""The game service: every game use case is a method of GameService; HTTP
-handlers and workers only translate into these calls. By concern:
+"""The game service: the games' use cases, composed of one part per concern
+(no part knows the whole):
 
+- services/app/games/copies.py: this process's copies of the tables, kept
+  current from the log and the lobby, read by every other part;
 - services/app/games/seating.py: creating tables, taking seats, the deal;
-- services/app/games/commands.py: moves, default moves, timers (through the
-  command kernel, services/app/kernel.py);
-- here: this process's copies of the tables, kept current from PostgreSQL
-  and read by the queries (services/app/games/queries.py)."""
+- services/app/games/moves.py: moves, default moves, timers (through the
+  command kernel, services/app/kernel.py).
+
+The message bus's handlers (services/app/games/handlers.py) and the workers
+call GameService; after each commit it marks a finished table's lobby row
+and runs the commit subscribers that services/bootstrap.py lists."""
 
 from __future__ import annotations
 
-import asyncio
-import time
+import logging
 from collections.abc import Callable
 
 from services.app.caps import CapPolicy
-from services.app.games.cache import TableCache, holder_from_row
-from services.app.games.commands import ActionAccepted, Commands, now_ms
+from services.app.games.cache import TableCache
+from services.app.games.copies import TableCopies
+from services.app.games.moves import ActionAccepted, Moves, now_ms
 from services.app.games.queries import finished_record, result_shown
 from services.app.games.seating import Seating
-from services.app.games.tables import Outcome, Table, decode_outcomes
-from services.app.kernel import Kernel
+from services.app.games.tables import Outcome, Table
+from services.app.kernel import Decision, Kernel
+from services.app.ports import EventLog, Lobby, Transactions
+from services.app.ports.notices import Notices
 from services.app.seatclock import ClockDefaults
-from services.infra.eventstore import EventStore
-from services.infra.fanout import Publisher
+from services.infra.background import spawn
+from services.infra.outages import OUTAGES
 
 # Their callers' one import for the game service's names.
 __all__ = ["ActionAccepted", "GameService", "Outcome", "finished_record", "now_ms", "result_shown"]
 
+log = logging.getLogger("hanamichi.games")
 
-class GameService(Seating, Commands):
+Subscriber = Callable[[Table, list], None]
+
+
+class GameService:
     def __init__(
         self,
-        pool,
-        store: EventStore,
-        publisher: Publisher,
+        lobby: Lobby,
+        store: EventLog,
+        publisher: Notices,
         tables: TableCache,
+        transactions: Transactions,
         known_version: Callable[[str], int] = lambda stream_id: 0,
         recheck_s: float = 1.0,
         caps: CapPolicy | None = None,
         clock: ClockDefaults | None = None,
     ) -> None:
-        self.pool = pool
-        self.caps = caps or CapPolicy()  # what one account may hold at once
-        self.clock = clock or ClockDefaults()  # every seat's clock (services/app/seatclock.py)
+        self.lobby = lobby
         self.store = store
         self.publisher = publisher
         self.tables = tables
+        self.transactions = transactions
+        self.caps = caps or CapPolicy()  # what one account may hold at once
+        self.clock = clock or ClockDefaults()  # every seat's clock (services/app/seatclock.py)
+        self.on_commit: list[Subscriber] = []  # the commit subscribers, in order (services/bootstrap.py)
         self.kernel = Kernel(store, publisher, committed=self._committed)
-        self.on_commit: list = []  # callbacks(table, events), e.g. the bot driver
-        # The newest version the fan-out has seen for a stream (Hub.latest_version).
+        self.copies = TableCopies(lobby, store, tables, known_version, recheck_s)
+        self.seating = Seating(self.copies, lobby, store, transactions, self.kernel, self.caps)
+        self.moves = Moves(self.copies, store, self.kernel, self.clock)
+        # The parts' use cases, as their callers name them.
         self.known_version = known_version
-        self.recheck_s = recheck_s
-        self._refreshing: dict[str, asyncio.Future] = {}  # game id -> the catch-up query in flight
+        self.load, self.refresh, self.read_seats = self.copies.load, self.copies.refresh, self.copies.read_seats
+        self.seat_taken, self.check_embargo = self.copies.seat_taken, self.copies.check_embargo
+        self.create_game, self.create_seated = self.seating.create_game, self.seating.create_seated
+        self.take_seat, self.seat_bot = self.seating.take_seat, self.seating.seat_bot
+        self.submit, self.act, self.command = self.moves.submit, self.moves.act, self.moves.command
+        self.play_for_seat, self.on_timer = self.moves.play_for_seat, self.moves.on_timer
 
-    async def refresh(self, table: Table, fresh: bool = False) -> None:
-        """Catch up with events another process appended, and with the
-        command ids it recorded. The copies stay current from the
-        commit notices: callers refresh only when a notice (Hub.latest_version)
-        says the copy is behind. Everyone who wants the same table caught up
-        at once (its SSE streams, a GET, a move) shares one query: a caller
-        joins the one in flight and queries again only if the fan-out still
-        knows of a newer version. `fresh`: read PostgreSQL after this call
-        whatever the fan-out says (a write that lost the race, a timer)."""
-        game_id = table.game_id
-        pending = self._refreshing.get(game_id)
-        if pending is not None and not fresh:
-            await asyncio.shield(pending)
-            if self.known_version(game_id) <= table.version:
-                return
-        task = asyncio.ensure_future(self._catch_up(table))
-        self._refreshing[game_id] = task
-        task.add_done_callback(
-            lambda done: self._refreshing.pop(game_id, None) if self._refreshing.get(game_id) is done else None
-        )
-        # Shielded: a client that leaves must not cancel the query others wait on.
-        await asyncio.shield(task)
+    def _committed(self, table: Table, decision: Decision) -> None:
+        """After each commit (the kernel's hook, lock held): the lobby row of
+        a game that just ended, then the commit subscribers."""
+        if table.over and table.record.status != "finished":
+            table.record.status = "finished"
+            spawn(self.mark_finished(table.game_id))
+        for subscriber in self.on_commit:
+            subscriber(table, decision.events)
 
-    async def _catch_up(self, table: Table) -> None:
-        table.runtime.checked_at = time.monotonic()
-        # The new events and only their commands (those past the copy's
-        # version), in one round trip: a catch-up reads and decodes what is
-        # new, never the whole command table.
-        undealt = table.state is None
-        stored, new = await self.store.read_with_commands(table.game_id, table.version)
-        if stored:
-            table.apply_stored(stored)
-            known = table.stream.commands  # this process's own commits, already counted
-            table.take_commands(decode_outcomes({key: raw for key, raw in new.items() if key not in known}))
-        if undealt or not table.full:
-            # After the events: a seat row is committed before the deal it
-            # completes, so a copy that has read the deal reads every seat,
-            # as the rows stood at the deal (a seat a leaving player's bot
-            # took before it, services/app/games/leaving.py).
-            await self.read_seats(table)
-
-    async def read_seats(self, table: Table) -> None:
-        """The seats as other processes set them since this copy was loaded.
-        Seats live in the `seats` rows, not in the game's stream (see the
-        "Seats" section of docs/architecture.md): until a table is dealt and
-        full a process reads them where it decides (taking a seat, the deal,
-        a read, a move); after the deal they change only through the log
-        (hm.seat_handed_to_bot)."""
-        rows = await self.pool.fetch(
-            "SELECT g.status, s.seat, s.player_id, s.bot, p.name, p.kind FROM games g"
-            " LEFT JOIN seats s ON s.game_id = g.game_id LEFT JOIN players p ON p.player_id = s.player_id"
-            " WHERE g.game_id = $1::text::uuid",
-            table.game_id,
-        )
-        seats = table.record.seats
-        if rows and rows[0]["status"] == "cancelled":
-            table.record.status = "cancelled"
-        if table.state is None:
-            # Before the deal a seat's row goes when its player leaves
-            # (services/app/games/leaving.py): the seat is open again here too.
-            held = {row["seat"] for row in rows if row["seat"] is not None}
-            for seat in range(len(seats)):
-                if seat not in held:
-                    seats[seat] = None
-        for row in rows:
-            if row["seat"] is None:
-                continue
-            holder = seats[row["seat"]]
-            player_id = str(row["player_id"]) if row["player_id"] is not None else None
-            # A holder the row still names keeps what the log did to it (a
-            # seat handed to a bot after its strikes leaves the row as it was).
-            if holder is None or holder.player_id != player_id:
-                seats[row["seat"]] = holder_from_row(row)
-
-    async def load(self, game_id: str) -> Table:
-        """A table for reading: this process's copy, refreshed from PostgreSQL
-        when the fan-out says another process has written since."""
-        table = await self.tables.get(game_id)
-        # Another process wrote (the fan-out says so), or nobody has checked
-        # for a while (the fan-out may have missed it): catch up.
-        if not table.full or table.state is None:
-            # Seating: another process may have taken a seat, or dealt, just
-            # before this read (its call has returned): ask PostgreSQL.
-            await self.refresh(table, fresh=True)
-        elif (
-            self.known_version(game_id) > table.version or time.monotonic() - table.runtime.checked_at > self.recheck_s
-        ):
-            await self.refresh(table)
-        if table.record.status == "open" and table.full:
-            table.record.status = "playing"
-        await self.check_embargo(table)
-        return table
-
-    async def seat_taken(self, table: Table, player_id: str) -> int | None:
-        """The seat `player_id` holds now: this process's copy of the table, or
-        PostgreSQL when another process seated them."""
-        seat = table.seat_of(player_id)
-        if seat is None and not table.full:
-            await self.read_seats(table)
-            seat = table.seat_of(player_id)
-        if seat is None:
-            seat = await self.pool.fetchval(
-                "SELECT seat FROM seats WHERE game_id = $1::text::uuid AND player_id = $2::text::uuid",
-                table.game_id,
-                player_id,
-            )
-        return seat
-
-    async def check_embargo(self, table: Table) -> None:
-        """A withheld finished table learns when its round has ended."""
-        if table.over and table.record.embargo:
-            table.record.embargo = bool(
-                await self.pool.fetchval("SELECT embargoed FROM games WHERE game_id = $1::text::uuid", table.game_id)
-            )
+    async def mark_finished(self, game_id: str) -> None:
+        try:
+            await self.lobby.mark_finished(game_id)
+        except Exception as exc:  # the log says it is over; the lobby row is fixed on next load
+            if not OUTAGES.failed(exc, "lobby rows of finished games; fixed on next load"):
+                log.warning("could not mark %s finished: %s", game_id, exc)

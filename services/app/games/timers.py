@@ -48,23 +48,18 @@ async def tables_in_play(games: GameService, idle_s: float = 0.0) -> list[Table]
     table whose log ended but whose row missed it (PostgreSQL went away right
     after the last commit) is marked finished instead (then the reconcile
     sweep records it)."""
-    rows = await games.pool.fetch(
-        "SELECT g.game_id::text AS id, extract(epoch FROM now() - (SELECT e.recorded_at FROM events e"
-        " WHERE e.stream_id = g.game_id::text ORDER BY e.version DESC LIMIT 1)) AS idle_s"
-        " FROM games g WHERE g.status = 'playing'"
-    )
     tables = []
-    for row in rows:
-        if idle_s and row["idle_s"] is not None and row["idle_s"] < idle_s:
+    for game_id, idle in await games.lobby.playing():
+        if idle_s and idle is not None and idle < idle_s:
             continue
         try:
-            table = await games.load(row["id"])
+            table = await games.load(game_id)
         except Exception as exc:
             if not OUTAGES.failed(exc, "tables resumed at start"):
-                log.warning("could not load %s: %s", row["id"], exc)
+                log.warning("could not load %s: %s", game_id, exc)
             continue
         if table.over:
-            await games._mark_finished(table.game_id)
+            await games.mark_finished(table.game_id)
         else:
             tables.append(table)
     return tables

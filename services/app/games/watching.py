@@ -9,16 +9,15 @@ services/app/games/embargo.py)."""
 from __future__ import annotations
 
 import asyncio
-import json
 from datetime import UTC, datetime
 from typing import Any, overload
 
-import asyncpg
 import msgspec
 
 from engines.registry import available
 from services.app.errors import BadRequest, NotFound
 from services.app.games.info import SeatInfo, game_info
+from services.app.ports import Lobby, PlayerGameRow
 from services.app.seatclock import ClockDefaults
 
 MAX_LIVE = 50
@@ -82,17 +81,11 @@ def _check_game(game: str | None) -> None:
         raise BadRequest("unknown_game", f"there is no game {game!r}; see /api/v1/games/catalog")
 
 
-async def live_tables(pool, games, watchers, clock: ClockDefaults, game: str | None, limit: int) -> LiveTables:
+async def live_tables(lobby: Lobby, games, watchers, clock: ClockDefaults, game: str | None, limit: int) -> LiveTables:
     """Tables in play, the most watched first (then the newest), each with
     its public view for a miniature."""
     _check_game(game)
-    rows = await pool.fetch(
-        "SELECT game_id::text AS game_id FROM games WHERE status = 'playing' AND ($1::text IS NULL OR game = $1)"
-        " ORDER BY created_at DESC LIMIT $2",
-        game,
-        LIVE_CANDIDATES,
-    )
-    ids = [r["game_id"] for r in rows]
+    ids = await lobby.playing_ids(game, LIVE_CANDIDATES)
     counts = await watchers.of(ids)
     order = {g: i for i, g in enumerate(ids)}
     if counts is not None:
@@ -136,11 +129,11 @@ def _parse_before(before: str | None) -> datetime | None:
     return datetime.fromtimestamp(int(before) / 1_000_000, tz=UTC)
 
 
-def _outcome(row, record: dict | None) -> dict:
+def _outcome(row: PlayerGameRow, record: dict | None) -> dict:
     """The player's place and score from the table's hm.game_finished."""
-    if record is None or row["embargoed"]:
+    if record is None or row.embargoed:
         return {}
-    seat = row["seat"]
+    seat = row.seat
     result = record.get("result") or {}
     places = record.get("table_places") or result.get("places") or []
     scores = result.get("scores") or []
@@ -151,58 +144,37 @@ def _outcome(row, record: dict | None) -> dict:
     }
 
 
-async def player_games(pool, player_id: str, limit: int, before: str | None) -> PlayerGames:
+async def player_games(lobby: Lobby, player_id: str, limit: int, before: str | None) -> PlayerGames:
     """A player's (or an agent's) games, newest first, with place and score
     once disclosed, and the tournaments they played in."""
-    try:
-        who = await pool.fetchrow("SELECT name, kind FROM players WHERE player_id = $1::text::uuid", player_id)
-    except asyncpg.DataError:  # not a uuid: no such player (an outage propagates: a 503)
-        who = None
+    who = await lobby.player_identity(player_id)  # an outage propagates: a 503
     if who is None:
         raise NotFound("player_not_found", f"there is no player {player_id}")
-    moment = _parse_before(before)
-    rows = await pool.fetch(
-        "SELECT g.game_id::text AS game_id, g.game, g.status, g.players, g.ranked, g.tournament_id, g.embargoed,"
-        " g.created_at, g.finished_at, s.seat,"
-        " (SELECT e.data FROM events e WHERE e.stream_id = g.game_id::text AND e.type = 'hm.game_finished' LIMIT 1) AS"
-        " record"
-        " FROM seats s JOIN games g ON g.game_id = s.game_id"
-        " WHERE s.player_id = $1::text::uuid AND ($2::timestamptz IS NULL OR g.created_at < $2)"
-        " ORDER BY g.created_at DESC LIMIT $3",
-        player_id,
-        moment,
-        limit + 1,
-    )
+    rows = await lobby.player_games(player_id, _parse_before(before), limit + 1)
     games = []
     for r in rows[:limit]:
-        record = json.loads(r["record"]) if r["record"] is not None else None
+        record = msgspec.json.decode(r.record) if r.record is not None else None
         games.append(
             PlayerGame(
-                r["game_id"],
-                r["game"],
-                r["status"],
-                r["seat"],
-                r["players"],
-                r["ranked"],
-                r["tournament_id"],
-                _ms(r["created_at"]),
-                _ms(r["finished_at"]),
+                r.game_id,
+                r.game,
+                r.status,
+                r.seat,
+                r.players,
+                r.ranked,
+                r.tournament_id,
+                _ms(r.created_at),
+                _ms(r.finished_at),
                 **_outcome(r, record),
             )
         )
     more = len(rows) > limit
-    tournaments = await pool.fetch(
-        "SELECT t.tournament_id::text AS id, t.game, t.status, t.start_at FROM tournaments t"
-        " WHERE t.tournament_id::text IN (SELECT g.tournament_id FROM seats s JOIN games g ON g.game_id = s.game_id"
-        "   WHERE s.player_id = $1::text::uuid AND g.tournament_id IS NOT NULL)"
-        " ORDER BY t.start_at DESC LIMIT 50",
-        player_id,
-    )
+    tournaments = await lobby.player_tournaments(player_id)
     return PlayerGames(
         player_id,
-        who["name"],
-        who["kind"],
+        who[0],
+        who[1],
         games,
-        [PlayerTournament(t["id"], t["game"], t["status"], _ms(t["start_at"])) for t in tournaments],
-        str(int(rows[limit - 1]["created_at"].timestamp() * 1_000_000)) if more else None,
+        [PlayerTournament(t.tournament_id, t.game, t.status, _ms(t.start_at)) for t in tournaments],
+        str(int(rows[limit - 1].created_at.timestamp() * 1_000_000)) if more else None,
     )

@@ -26,6 +26,16 @@ from services.app.ports.accounts import (
 )
 from services.app.ports.caps import CapCounts
 from services.app.ports.events import Commands, EventLog, StoredEvent, VersionConflict
+from services.app.ports.lobby import (
+    Lobby,
+    NewTable,
+    PlayerGameRow,
+    PlayerTournamentRow,
+    SeatRow,
+    SeatTaken,
+    TableRow,
+    Undealt,
+)
 from services.app.ports.signin import AttemptCounts, SignInCounters
 from services.app.ports.transactions import Transactions
 
@@ -40,6 +50,14 @@ __all__ = [
     "PlayerRecord",
     "ScrubbedPlayer",
     "SessionRecord",
+    "Lobby",
+    "NewTable",
+    "PlayerGameRow",
+    "PlayerTournamentRow",
+    "SeatRow",
+    "SeatTaken",
+    "TableRow",
+    "Undealt",
     "AttemptCounts",
     "CapCounts",
     "Commands",

@@ -42,3 +42,6 @@ class EventLog(Protocol):
 
     async def commands_of(self, stream_id: str, after: int = 0) -> Commands:
         """`after`: only the commands whose first version is past it."""
+
+    async def recorded_ms(self, stream_id: str, version: int) -> int | None:
+        """When that version was committed (epoch ms; None: no such event)."""

@@ -17,12 +17,12 @@ from litestar.params import Parameter
 from litestar.response import ServerSentEvent
 
 from engines.timecontrol import TimeControl
+from services.app import commands
 from services.app.errors import ServiceError, Unprocessable
 from services.app.games import queries
 from services.app.games.catalog import catalog as game_catalog
 from services.app.games.clocks import seat_clocks
 from services.app.games.info import GameInfo, game_info
-from services.app.games.leaving import cancel_table, leave_table
 from services.app.games.service import ActionAccepted, GameService
 from services.app.players import Player
 from services.http.game_stream import game_sse
@@ -137,14 +137,16 @@ async def create_player(state: State, data: NewPlayer) -> PlayerCreated:
 async def create_game(state: State, data: NewGame, caller: Player) -> GameInfo:
     if data.time_control is not None:
         for_people(data.time_control)  # its seats are for people
-    table = await _games(state).create_game(
-        caller,
-        data.game,
-        data.players,
-        data.options,
-        data.ranked,
-        msgspec.to_builtins(data.time_control) if data.time_control else None,
-        state.settings.table_bot_delay_ms if data.bot_delay_ms is None else data.bot_delay_ms,
+    table = await state.bus.handle(
+        commands.CreateTable(
+            caller,
+            data.game,
+            data.players,
+            data.options,
+            data.ranked,
+            msgspec.to_builtins(data.time_control) if data.time_control else None,
+            state.settings.table_bot_delay_ms if data.bot_delay_ms is None else data.bot_delay_ms,
+        )
     )
     return game_info(table, caller, state.settings.clock)
 
@@ -154,7 +156,7 @@ async def read_game(state: State, game_id: str, viewer: Player | None) -> GameIn
     table = await _games(state).load(game_id)
     info = game_info(table, viewer, state.settings.clock)
     if info.time_control is not None and info.status == "playing":
-        info.clock = await seat_clocks(state.pool, state.runtime.agents, table, state.settings.clock)
+        info.clock = await seat_clocks(state.games.store, state.runtime.agents, table, state.settings.clock)
     info.spectators = await state.runtime.watchers.one(table.game_id)
     return info
 
@@ -163,34 +165,36 @@ async def read_game(state: State, game_id: str, viewer: Player | None) -> GameIn
 async def take_seat(state: State, game_id: str, caller: Player, data: TakeSeat | None = None) -> GameInfo:
     if caller.kind == "agent":  # a paused agent takes no seat; only declared games
         await state.runtime.agents.check_new_seat(caller, (await _games(state).tables.get(game_id)).game.name)
-    table = await _games(state).take_seat(caller, game_id, data.seat if data else None)
+    table = await state.bus.handle(commands.TakeSeat(caller, game_id, data.seat if data else None))
     return game_info(table, caller, state.settings.clock)
 
 
 @post("/api/v1/games/{game_id:str}/bots", status_code=200)
 async def seat_bot(state: State, game_id: str, data: SeatBot, caller: Player) -> GameInfo:
-    table = await _games(state).seat_bot(caller, game_id, data.seat, data.bot)
+    table = await state.bus.handle(commands.SeatBot(caller, game_id, data.seat, data.bot))
     return game_info(table, caller, state.settings.clock)
 
 
 @delete("/api/v1/games/{game_id:str}", status_code=200)
 async def cancel_game(state: State, game_id: str, caller: Player) -> GameInfo:
     """The creator cancels a table not dealt yet (status `cancelled`)."""
-    table = await cancel_table(_games(state), caller, game_id)
+    table = await state.bus.handle(commands.CancelTable(caller, game_id))
     return game_info(table, caller, state.settings.clock)
 
 
 @post("/api/v1/games/{game_id:str}/leave", status_code=200)
 async def leave_game(state: State, game_id: str, caller: Player) -> GameInfo:
     """Before the deal the seat opens again; in a game in progress a house bot takes it (ranked last)."""
-    table = await leave_table(_games(state), caller, game_id)
+    table = await state.bus.handle(commands.LeaveTable(caller, game_id))
     return game_info(table, caller, state.settings.clock)
 
 
 @post("/api/v1/games/{game_id:str}/actions", status_code=200)
 async def submit_action(state: State, game_id: str, data: Submit, caller: Player) -> Response[ActionAccepted]:
     try:
-        accepted = await _games(state).submit(game_id, caller, data.action, data.command_id, data.expected_version)
+        accepted = await state.bus.handle(
+            commands.SubmitAction(caller, game_id, data.action, data.command_id, data.expected_version)
+        )
     except Unprocessable as err:
         metrics.refused(err.code)
         if caller.kind == "agent":

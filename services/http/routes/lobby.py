@@ -20,7 +20,7 @@ async def list_games(
     before: Annotated[str | None, Parameter(max_length=80)] = None,
 ) -> LobbyPage:
     """Tables, newest first: `status` open, playing or finished; `game` one game's."""
-    return await list_tables(state.pool, status, game, limit, before)
+    return await list_tables(state.games.lobby, status, game, limit, before)
 
 
 ROUTES = [list_games]

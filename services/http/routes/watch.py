@@ -22,7 +22,7 @@ async def live_tables(
     """Tables in play, the most watched first (then the newest), each with
     its public view for a miniature."""
     return await watching.live_tables(
-        state.pool, state.games, state.runtime.watchers, state.settings.clock, game, limit
+        state.games.lobby, state.games, state.runtime.watchers, state.settings.clock, game, limit
     )
 
 
@@ -35,7 +35,7 @@ async def player_games(
 ) -> PlayerGames:
     """A player's (or an agent's) games, newest first, with place and score
     once disclosed, and the tournaments they played in."""
-    return await watching.player_games(state.pool, player_id, limit, before)
+    return await watching.player_games(state.games.lobby, player_id, limit, before)
 
 
 ROUTES = [live_tables, player_games]

@@ -2,15 +2,14 @@
 default move played for a seat that missed its turn, a due timer. Each is a
 decision handed to the command kernel (services/app/kernel.py), which owns
 the loop (decide on the copy, append with the expected version, catch up and
-decide again after a conflict, publish). Part of GameService
-(services/app/games/service.py)."""
+decide again after a conflict, publish). GameService
+(services/app/games/service.py) holds one."""
 
 from __future__ import annotations
 
-import logging
 import time
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
 import msgspec
 
@@ -18,6 +17,7 @@ from engines.core import Ctx, RuleError
 from services.app.errors import BadRequest, Conflict, Forbidden
 from services.app.games import queries
 from services.app.games.clocks import is_person, person_bank_left, person_overdraft, rules_at
+from services.app.games.copies import TableCopies
 from services.app.games.events import (
     GameFinished,
     MovePlayedForSeat,
@@ -26,22 +26,13 @@ from services.app.games.events import (
     places_after_forfeits,
 )
 from services.app.games.tables import Outcome, Table, engine_events
-from services.app.kernel import Decision
+from services.app.kernel import Decision, Kernel
 from services.app.players import Player
+from services.app.ports import EventLog
 from services.app.seatclock import ClockDefaults
 from services.infra import keys as K
 from services.infra import logs, metrics
-from services.infra.background import spawn
 from services.infra.keys import SERVER_PREFIXES
-from services.infra.outages import OUTAGES
-
-if TYPE_CHECKING:
-    from asyncpg import Pool
-
-    from services.app.games.cache import TableCache
-    from services.app.kernel import Kernel
-
-log = logging.getLogger("hanamichi.games")
 
 
 def now_ms() -> int:
@@ -55,20 +46,14 @@ class ActionAccepted(msgspec.Struct, frozen=True):
     events: list[dict]
 
 
-class Commands:
-    """GameService's commands (a mixin: the state is GameService's)."""
-
-    # What the mixin uses of its host, GameService.
-    pool: Pool
-    tables: TableCache
-    kernel: Kernel
-    on_commit: list[Callable[[Table, list], None]]
-    known_version: Callable[[str], int]
-    clock: ClockDefaults
-
-    if TYPE_CHECKING:
-
-        async def refresh(self, table: Table, fresh: bool = False) -> None: ...
+class Moves:
+    def __init__(self, copies: TableCopies, store: EventLog, kernel: Kernel, clock: ClockDefaults) -> None:
+        self.tables = copies.tables
+        self.refresh = copies.refresh
+        self.known_version = copies.known_version
+        self.store = store
+        self.kernel = kernel
+        self.clock = clock  # every seat's clock (services/app/seatclock.py)
 
     async def submit(
         self,
@@ -154,10 +139,10 @@ class Commands:
                 except RuleError as err:
                     raise BadRequest(err.code, err.message) from None
             # Read before the move: its cost is the turn's, on the table it answers.
-            drawn = await person_overdraft(self.pool, table, seat, received_ms, self.clock)
+            drawn = await person_overdraft(self.store, table, seat, received_ms, self.clock)
             # A refusal here may come from a copy whose notice of another
             # process's commit is still on its way: the kernel looks once.
-            return self._command(
+            return self.command(
                 table,
                 seat,
                 command_id,
@@ -229,7 +214,7 @@ class Commands:
             if strikes >= limit and holder is not None and holder.bot is None:
                 prefix.append(SeatHandedToBot(seat, "heuristic", f"{strikes} {reason} in a row"))
             spent = person_bank_left(table, seat, rules) if rules is not None and is_person(table, seat) else 0
-            return self._command(
+            return self.command(
                 table, seat, K.auto_command_id(seat, table.version), prefix + events, bank_drawn_ms=spent
             )
 
@@ -253,7 +238,7 @@ class Commands:
             if due is None or due > now_ms():
                 return Decision([])
             events = table.game.on_timer(table.state, Ctx(now_ms()))
-            return self._command(table, None, K.timer_command_id(table.version), events) if events else Decision([])
+            return self.command(table, None, K.timer_command_id(table.version), events) if events else Decision([])
 
         await self._give_way(table, decide)
 
@@ -269,7 +254,7 @@ class Commands:
             moved_on=lambda: Conflict("version_conflict", "the game moved on", version=table.version),
         )
 
-    def _command(
+    def command(
         self, table: Table, seat: int | None, command_id: str, events: list, bank_drawn_ms: int = 0
     ) -> Decision:
         """A command's events with its outcome, plus the table's
@@ -309,21 +294,3 @@ class Commands:
             result=result,
             tournament_id=table.tournament_id,
         )
-
-    def _committed(self, table: Table, decision: Decision) -> None:
-        """After each commit (the kernel's hook, lock held): the lobby row of
-        a game that just ended, then the on_commit subscribers."""
-        if table.over and table.record.status != "finished":
-            table.record.status = "finished"
-            spawn(self._mark_finished(table.game_id))
-        for callback in self.on_commit:
-            callback(table, decision.events)
-
-    async def _mark_finished(self, game_id: str) -> None:
-        try:
-            await self.pool.execute(
-                "UPDATE games SET status = 'finished', finished_at = now() WHERE game_id = $1::text::uuid", game_id
-            )
-        except Exception as exc:  # the log says it is over; the lobby row is fixed on next load
-            if not OUTAGES.failed(exc, "lobby rows of finished games; fixed on next load"):
-                log.warning("could not mark %s finished: %s", game_id, exc)

@@ -1,0 +1,115 @@
+"""Commands: what someone asks the service to do, as data. A route or a job
+builds one and hands it to the message bus (services/app/bus.py), which
+passes it to its one handler (the table of handlers is in
+services/bootstrap.py). A command names who asks and what; it holds no
+service and decides nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from services.app.games.tables import SeatHolder
+from services.app.players import Player
+
+
+class CreateTable(msgspec.Struct, frozen=True):
+    """A person opens a table in the lobby (the first seat is not taken for them)."""
+
+    player: Player
+    game: str
+    players: int
+    options: dict[str, Any]
+    ranked: bool
+    time_control: dict | None = None
+    bot_delay_ms: int | None = None
+
+
+class CreateSeatedTable(msgspec.Struct, frozen=True):
+    """A table whose every seat is assigned (a tournament's, a sparring
+    series'), dealt at once. Idempotent by `game_id`."""
+
+    game_id: str
+    game: str
+    options: dict[str, Any]
+    ranked: bool
+    seed: int
+    seats: list[SeatHolder]
+    tournament_id: str | None = None
+    time_control: dict | None = None
+    embargoed: bool = False
+
+
+class TakeSeat(msgspec.Struct, frozen=True):
+    player: Player
+    game_id: str
+    seat: int | None = None  # None: the first open one
+
+
+class SeatBot(msgspec.Struct, frozen=True):
+    """The table's creator seats a house bot."""
+
+    player: Player
+    game_id: str
+    seat: int | None
+    bot: str
+
+
+class LeaveTable(msgspec.Struct, frozen=True):
+    player: Player
+    game_id: str
+
+
+class CancelTable(msgspec.Struct, frozen=True):
+    player: Player
+    game_id: str
+
+
+class SubmitAction(msgspec.Struct, frozen=True):
+    """A person's or agent's move over the API."""
+
+    player: Player
+    game_id: str
+    action: Any  # as sent: the game decodes it
+    command_id: str
+    expected_version: int | None = None
+
+
+class PlaySeatMove(msgspec.Struct, frozen=True):
+    """A move the server makes for a seat it plays (a house bot; an agent's
+    move the worker fetched): `action` is the engine's or as an agent sent it."""
+
+    game_id: str
+    seat: int
+    action: Any
+    command_id: str
+    received_ms: int | None = None
+
+
+class PlayDefaultMove(msgspec.Struct, frozen=True):
+    """A seat did not move in time, or its agent failed: its default move is
+    played, if the table still waits for it at `due_version`."""
+
+    game_id: str
+    seat: int
+    reason: str
+    due_version: int | None = None
+    detail: str = ""
+    strike_limit: int | None = None  # None: the seat's own (services/app/seatclock.py)
+
+
+class FireTimer(msgspec.Struct, frozen=True):
+    """A table's timed transition is due (KM-5); with `at_version`, only if
+    the table is still there (KM-5a)."""
+
+    game_id: str
+    at_version: int | None = None
+
+
+class HandSeatToBot(msgspec.Struct, frozen=True):
+    """A seat whose player left (or deleted their account) goes to a house bot."""
+
+    game_id: str
+    seat: int
+    reason: str
