@@ -1,0 +1,103 @@
+"""The game service booted as bootstrap.py boots it, on the memory adapters
+(each held to its PostgreSQL or Redis adapter by tests/contract): the same
+command handlers behind one MessageBus, house bots and the table cache as
+commit subscribers. `another_process()` is a second service over the same
+stores, as a second API process is over the same PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import msgspec
+
+from services.app.bus import MessageBus
+from services.app.caps import CapPolicy
+from services.app.games.cache import TableCache
+from services.app.games.housebots import HouseBots
+from services.app.games.service import GameService
+from services.app.games.tables import Table
+from services.app.players import Player
+from services.app.ports import NewPlayer
+from services.bootstrap import COMMAND_HANDLERS
+from services.infra.fanout import Notice
+from services.infra.memory_accounts import MemoryAccounts
+from services.infra.memory_caps import MemoryCapCounts
+from services.infra.memory_eventstore import MemoryEventStore
+from services.infra.memory_fanout import MemoryPublisher
+from services.infra.memory_lobby import MemoryLobby
+from services.infra.memory_tx import MemoryTransactions
+
+
+@dataclass
+class Stores:
+    events: MemoryEventStore = field(default_factory=MemoryEventStore)
+    accounts: MemoryAccounts = field(default_factory=MemoryAccounts)
+    transactions: MemoryTransactions = field(default_factory=MemoryTransactions)
+    lobby: MemoryLobby = field(init=False)
+    # The newest version each stream's notices named, over every process
+    # (the Hub's latest_version, which Redis carries between processes).
+    latest: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.lobby = MemoryLobby(self.events, self.accounts)
+
+
+class MemoryService:
+    def __init__(self, stores: Stores | None = None) -> None:
+        self.stores = stores or Stores()
+        s = self.stores
+        self.publisher = MemoryPublisher()
+        self.publisher.local = self._heard
+        self.tables = TableCache(s.lobby, s.events)
+        self.games = GameService(
+            s.lobby,
+            s.events,
+            self.publisher,
+            self.tables,
+            s.transactions,
+            known_version=self._known_version,
+            caps=CapPolicy().counting(MemoryCapCounts()),
+        )
+        self.bots = HouseBots(self.games)
+        self.bus = MessageBus(
+            {command: partial(handler, games=self.games) for command, handler in COMMAND_HANDLERS.items()},
+            [self.bots.on_commit, self._watch, self.tables.on_commit],
+        )
+        self.games.on_commit.append(self.bus.committed)
+        self._over: dict[str, asyncio.Event] = {}
+
+    def _heard(self, notice: Notice) -> None:
+        latest = self.stores.latest
+        latest[notice.stream_id] = max(latest.get(notice.stream_id, 0), notice.last)
+
+    def _known_version(self, stream_id: str) -> int:
+        return self.stores.latest.get(stream_id, 0)
+
+    def _watch(self, table: Table, events: list) -> None:
+        if table.over:
+            self._over.setdefault(table.game_id, asyncio.Event()).set()
+
+    async def finished(self, game_id: str) -> None:
+        """Until the table's last commit here."""
+        await self._over.setdefault(game_id, asyncio.Event()).wait()
+
+    def another_process(self) -> MemoryService:
+        return MemoryService(self.stores)
+
+    async def player(self, kind: str = "human") -> Player:
+        player_id, name = str(uuid.uuid4()), f"p{uuid.uuid4().hex[:8]}"
+        await self.stores.accounts.insert_player(NewPlayer(player_id, name, kind, uuid.uuid4().bytes, None, name, name))
+        return Player(player_id, name, kind)  # type: ignore[arg-type]
+
+    async def close(self) -> None:
+        await self.bots.close()
+
+
+def first_legal(table: Table, seat: int) -> dict[str, Any]:
+    """A legal action of `seat` as a client sends it."""
+    action = table.game.legal_actions(table.state, seat)[0]
+    return msgspec.to_builtins(action)
