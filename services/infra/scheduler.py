@@ -20,8 +20,11 @@ def redis_settings(url: str) -> RedisSettings:
 
 
 class Scheduler:
-    def __init__(self, arq: ArqRedis) -> None:
+    """The `Jobs` port (services/app/ports/jobs.py) on arq."""
+
+    def __init__(self, arq: ArqRedis, queue: str = K.ARQ_QUEUE) -> None:
         self.arq = arq
+        self.queue = queue  # the workers' (a contract test's own, so no worker takes its jobs)
 
     @classmethod
     async def connect(cls, redis_url: str) -> Scheduler:
@@ -32,7 +35,7 @@ class Scheduler:
 
     async def enqueue(self, job: str, *args, job_id: str, delay_s: float = 0.0) -> None:
         try:
-            await self.arq.enqueue_job(job, *args, _job_id=job_id, _defer_by=max(0.0, delay_s), _queue_name=K.ARQ_QUEUE)
+            await self.arq.enqueue_job(job, *args, _job_id=job_id, _defer_by=max(0.0, delay_s), _queue_name=self.queue)
         except Exception as exc:  # Redis down: the workers' reconcile sweep catches up
             if not OUTAGES.failed(exc, "job enqueue; the reconcile sweep catches up"):
                 log.warning("could not enqueue %s (%s): %s", job, job_id, exc)

@@ -1,7 +1,7 @@
 """The game service booted as bootstrap.py boots it, on the memory adapters
 (each held to its PostgreSQL or Redis adapter by tests/contract): the same
-command handlers behind one MessageBus, house bots and the table cache as
-commit subscribers. `another_process()` is a second service over the same
+command handlers behind one MessageBus, the deadlines (jobs queued in
+memory), house bots and the table cache as commit subscribers. `another_process()` is a second service over the same
 stores, as a second API process is over the same PostgreSQL."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import msgspec
 from services.app.bus import MessageBus
 from services.app.caps import CapPolicy
 from services.app.games.cache import TableCache
+from services.app.games.deadlines import Deadlines
 from services.app.games.housebots import HouseBots
 from services.app.games.service import GameService
 from services.app.games.tables import Table
@@ -28,6 +29,7 @@ from services.infra.memory_accounts import MemoryAccounts
 from services.infra.memory_caps import MemoryCapCounts
 from services.infra.memory_eventstore import MemoryEventStore
 from services.infra.memory_fanout import MemoryPublisher
+from services.infra.memory_jobs import MemoryJobs
 from services.infra.memory_lobby import MemoryLobby
 from services.infra.memory_tx import MemoryTransactions
 
@@ -63,9 +65,11 @@ class MemoryService:
             caps=CapPolicy().counting(MemoryCapCounts()),
         )
         self.bots = HouseBots(self.games)
+        self.jobs = MemoryJobs()
+        self.deadlines = Deadlines(self.jobs)
         self.bus = MessageBus(
             {command: partial(handler, games=self.games) for command, handler in COMMAND_HANDLERS.items()},
-            [self.bots.on_commit, self._watch, self.tables.on_commit],
+            [self.deadlines.on_commit, self.bots.on_commit, self._watch, self.tables.on_commit],
         )
         self.games.on_commit.append(self.bus.committed)
         self._over: dict[str, asyncio.Event] = {}

@@ -11,14 +11,14 @@ from collections.abc import Callable
 from services.app.games.clocks import people_due
 from services.app.games.service import now_ms
 from services.app.games.tables import Table
+from services.app.ports.jobs import Jobs
 from services.app.seatclock import ClockDefaults
 from services.infra import keys as K
 from services.infra.background import spawn
-from services.infra.scheduler import Scheduler
 
 
 class Deadlines:
-    def __init__(self, scheduler: Scheduler, clock: ClockDefaults | None = None) -> None:
+    def __init__(self, scheduler: Jobs, clock: ClockDefaults | None = None) -> None:
         self.scheduler = scheduler
         self.clock = clock or ClockDefaults()
 
