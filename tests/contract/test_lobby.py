@@ -196,14 +196,14 @@ class LobbyContract:
         await self.add_tournament(lobby, PlayerTournamentRow(tournament, "tezuma", "running", start))
         await self.add_tournament(lobby, PlayerTournamentRow(str(uuid.uuid4()), "tezuma", "running", start))
         played = await self._table(lobby, events, _new(tournament_id=tournament, embargoed=True))
-        later = await self._table(lobby, events)
-        for new in (played, later):
+        newer = await self._table(lobby, events)
+        for new in (played, newer):
             await lobby.insert_seats(new.game_id, [SeatRow(1, player, None)])
         await events.append(played.game_id, 0, [("e", b"{}"), ("hm.game_finished", b'{"places":[1]}')])
         await lobby.mark_finished(played.game_id)
         rows = await lobby.player_games(player, None, 10)
         assert [(r.game_id, r.seat, r.status, r.embargoed) for r in rows] == [
-            (later.game_id, 1, "open", False),
+            (newer.game_id, 1, "open", False),
             (played.game_id, 1, "finished", True),
         ]
         assert rows[0].record is None and msgspec.json.decode(rows[1].record or b"") == {"places": [1]}
