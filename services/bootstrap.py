@@ -63,6 +63,7 @@ from services.infra.pg import PgTransactions
 from services.infra.pg_accounts import PgAccounts
 from services.infra.pg_caps import PgCapCounts
 from services.infra.pg_lobby import PgLobby
+from services.infra.pg_ratings import PgRatings
 from services.infra.redis_signin import RedisSignInCounters
 from services.infra.revocations import Revocations
 from services.infra.scheduler import Scheduler
@@ -104,6 +105,7 @@ class Runtime:
     agents: AgentService
     agent_dispatch: AgentDispatch
     watchers: Watchers  # spectator counts
+    ratings: PgRatings  # the ratings projection's tables, and their reads
     agent_caller: AgentCaller | None = None  # a worker's calls to push agents, built on first use
     # While a server is down, these ask it whether it is back (services/infra/outages.py).
     outage_probes: list = field(default_factory=list)
@@ -205,6 +207,7 @@ async def open_runtime(settings: Settings) -> Runtime:
         agents=agents,
         agent_dispatch=agent_dispatch,
         watchers=Watchers(redis),
+        ratings=PgRatings(pool),
     )
     quiet_library_outages(OUTAGES)
     runtime.outage_probes = [
@@ -238,6 +241,7 @@ def create_app(settings: Settings) -> Litestar:
             bus=runtime.bus,
             players=runtime.players,
             tournaments=runtime.tournaments,
+            ratings=runtime.ratings,
             # Sign-in attempts per name and per address, over every process.
             accounts=Accounts(runtime.players, keys, SignInLimits(RedisSignInCounters(runtime.redis), settings.signin)),
             agent_limiter=RateLimiter(runtime.redis, settings.agents.rate_limit, settings.agents.rate_window_s),
@@ -265,4 +269,4 @@ async def open_worker(settings: Settings) -> tuple[Runtime, RatingsProjector]:
     # Agents whose turn comes from a commit made in this worker are called
     # from here at once (API processes enqueue `call_agent` jobs).
     runtime.agent_dispatch.call_directly = runtime.caller().call_soon
-    return runtime, RatingsProjector(runtime.pool)
+    return runtime, RatingsProjector(runtime.ratings, PgTransactions(runtime.pool))

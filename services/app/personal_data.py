@@ -15,7 +15,7 @@ from services.app.errors import ServiceError
 from services.app.games import queries
 from services.app.games.service import GameService
 from services.app.players import Player
-from services.app.ports import AccountStore
+from services.app.ports import AccountStore, RatingStore
 from services.app.ratings import queries as ratings
 from services.app.upcast import with_current_names
 
@@ -23,12 +23,12 @@ FORMAT = "hanamichi-personal-data/1"
 
 
 async def personal_data(
-    pool, store: AccountStore, games: GameService, agents: AgentService, player: Player
+    rating_store: RatingStore, store: AccountStore, games: GameService, agents: AgentService, player: Player
 ) -> dict[str, Any]:
     account = await store.account(player.player_id)
     sessions = await store.sessions_of(player.player_id)
     try:
-        rated = await ratings.history(pool, player.player_id, None)
+        rated = await ratings.history(rating_store, player.player_id, None)
     except ServiceError:  # no rated game yet
         rated = {"ratings": [], "history": []}
     data = {
@@ -51,7 +51,7 @@ async def personal_data(
         "ratings": rated,
         "games": await _games(store, games, player),
     }
-    return await with_current_names(pool, msgspec.to_builtins(data))
+    return await with_current_names(store, msgspec.to_builtins(data))
 
 
 async def _games(store: AccountStore, games: GameService, player: Player) -> list[dict]:

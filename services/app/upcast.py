@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol, cast
 
-import asyncpg
 import msgspec
 
 from services.app.games.events import GameFinished
+from services.app.ports import PlayerNames
 
 PSEUDONYM_PREFIX = "deleted player "
 # Keys that hold a player's id beside a `name` in the shapes we read out:
@@ -81,18 +81,30 @@ def _ids(value: Any, found: set[str]) -> set[str]:
     return found
 
 
-async def current_names(pool: asyncpg.Pool, ids: Iterable[str]) -> dict[str, str]:
+class _Pool(Protocol):
+    """Transitional: services/app/tournaments/following.py hands its
+    service's pool still, not the `PlayerNames` port."""
+
+    def acquire(self) -> Any: ...
+
+
+async def current_names(names: PlayerNames | _Pool, ids: Iterable[str]) -> dict[str, str]:
     """player id -> name now (a deleted player's is its pseudonym)."""
     wanted = sorted(set(ids))
     if not wanted:
         return {}
-    rows = await pool.fetch(
-        "SELECT player_id::text AS id, name FROM players WHERE player_id::text = ANY($1::text[])", wanted
-    )
-    return {r["id"]: r["name"] for r in rows}
+    return await _port(names).current_names(wanted)
 
 
-async def with_current_names(pool: asyncpg.Pool, value: Any) -> Any:
+async def with_current_names(names: PlayerNames | _Pool, value: Any) -> Any:
     """`value` (a read's builtins) with the names of the players it names
     joined from the players table now."""
-    return renamed(value, await current_names(pool, _ids(value, set())))
+    return renamed(value, await current_names(names, _ids(value, set())))
+
+
+def _port(names: PlayerNames | _Pool) -> PlayerNames:
+    if hasattr(names, "current_names"):
+        return cast(PlayerNames, names)
+    from services.infra.pg_accounts import PgAccounts  # the players' rows, until following.py passes the port
+
+    return PgAccounts(cast(Any, names))

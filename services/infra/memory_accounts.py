@@ -105,6 +105,9 @@ class MemoryAccounts:
             if (player := self._row(row.player_id)) is not None:
                 player.name_key, player.name_skeleton = row.name_key, row.name_skeleton
 
+    async def current_names(self, player_ids: list[str]) -> dict[str, str]:
+        return {i: p.name for i in player_ids if (p := self._row(i)) is not None}
+
     async def credentials_by_name(self, key: str, name: str) -> Credentials | None:
         found = sorted(
             (p for p in self.players.values() if p.named(key, name)),

@@ -90,6 +90,12 @@ class PgAccounts:
                 [(r.player_id, r.name_key, r.name_skeleton) for r in rows],
             )
 
+    async def current_names(self, player_ids: list[str]) -> dict[str, str]:
+        rows = await self.pool.fetch(
+            "SELECT player_id::text AS id, name FROM players WHERE player_id::text = ANY($1::text[])", player_ids
+        )
+        return {r["id"]: r["name"] for r in rows}
+
     async def credentials_by_name(self, key: str, name: str) -> Credentials | None:
         row = await self.pool.fetchrow(
             f"SELECT player_id, name, kind, password_hash FROM players WHERE {BY_NAME}"

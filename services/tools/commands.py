@@ -77,11 +77,12 @@ def verify(args: argparse.Namespace) -> int:
 def ratings(args: argparse.Namespace) -> int:
     from services.app.ratings.projection import rebuild
     from services.infra.db import create_pool
+    from services.infra.pg_ratings import PgRatings
 
     async def run(settings) -> dict:
         pool = await create_pool(settings.database_url, 2)
         try:
-            return await rebuild(pool, write=args.write)
+            return await rebuild(PgRatings(pool), write=args.write)
         finally:
             await pool.close()
 

@@ -15,6 +15,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from services.app import upcast
 from services.app.errors import Conflict
 from services.app.names import name_key, name_skeleton
 from services.app.players import Players, token_hash
@@ -105,6 +106,23 @@ class AccountStoreContract:
         account = await store.account(player.player_id)
         assert account is not None and not account.has_password
         await players.register(name)  # the name is free again
+
+    async def test_reads_name_players_as_their_rows_do_now(self, players: Players, store: Any) -> None:
+        """The `PlayerNames` port, through services/app/upcast.py's join."""
+        (alice, _), (bob, _) = await players.register(_name()), await players.register(_name())
+        nobody = str(uuid.uuid4())
+        pseudonym = upcast.pseudonym(alice.player_id)
+        scrubbed = ScrubbedPlayer(alice.player_id, pseudonym, name_key(pseudonym), name_skeleton(pseudonym), b"y" * 32)
+        await store.scrub_player(scrubbed)
+        assert await upcast.current_names(store, [alice.player_id, bob.player_id, nobody, bob.player_id]) == {
+            alice.player_id: pseudonym,
+            bob.player_id: bob.name,
+        }
+        assert await upcast.current_names(store, []) == {}
+        old = {"entrants": [{"id": alice.player_id, "name": "her name then"}, {"id": nobody, "name": "kept"}]}
+        assert await upcast.with_current_names(store, old) == {
+            "entrants": [{"id": alice.player_id, "name": pseudonym}, {"id": nobody, "name": "kept"}]
+        }
 
 
 class TestMemoryAccounts(AccountStoreContract):

@@ -237,6 +237,7 @@ async def test_ratings_wait_for_the_embargo_of_a_ranked_duplicate_table(server, 
     leaderboard, a player's rating history) before its round ends: the
     projection waits at it, then applies it in position order."""
     from services.app.ratings.projection import RatingsProjector, rebuild
+    from services.infra.pg import PgTransactions
 
     runtime = await Runtime.open(Settings(database_url=database_url, redis_url=redis_url))
     try:
@@ -257,7 +258,7 @@ async def test_ratings_wait_for_the_embargo_of_a_ranked_duplicate_table(server, 
                 break
             await asyncio.sleep(0.05)
         assert table.over
-        projector = RatingsProjector(runtime.pool)
+        projector = RatingsProjector(runtime.ratings, PgTransactions(runtime.pool))
 
         async def rated() -> int:
             return await runtime.pool.fetchval("SELECT count(*) FROM rating_changes WHERE game_id = $1", game_id)
@@ -270,7 +271,7 @@ async def test_ratings_wait_for_the_embargo_of_a_ranked_duplicate_table(server, 
         while await projector.step():
             pass
         assert await rated() == 1  # one house bot identity in four seats moves once, by the mean
-        assert (await rebuild(runtime.pool))["equal"]
+        assert (await rebuild(runtime.ratings))["equal"]
     finally:
         await runtime.close()
 
@@ -281,6 +282,7 @@ async def test_an_unranked_embargoed_table_does_not_hold_the_ratings(server, dat
     never ended), it stopped every ranked result after it from reaching the
     leaderboard."""
     from services.app.ratings.projection import RatingsProjector
+    from services.infra.pg import PgTransactions
 
     runtime = await Runtime.open(Settings(database_url=database_url, redis_url=redis_url, table_bot_delay_ms=0))
     try:
@@ -303,7 +305,7 @@ async def test_an_unranked_embargoed_table_does_not_hold_the_ratings(server, dat
                 await asyncio.sleep(0.05)
             assert table.over
             tables[ranked] = game_id
-        projector = RatingsProjector(runtime.pool)
+        projector = RatingsProjector(runtime.ratings, PgTransactions(runtime.pool))
         while await projector.step():
             pass
         rated = await runtime.pool.fetchval("SELECT count(*) FROM rating_changes WHERE game_id = $1", tables[True])

@@ -36,6 +36,8 @@ from services.app.ports.lobby import (
     TableRow,
     Undealt,
 )
+from services.app.ports.names import PlayerNames
+from services.app.ports.ratings import FinishedRow, RatingChange, RatingRow, RatingStore
 from services.app.ports.signin import AttemptCounts, SignInCounters
 from services.app.ports.transactions import Transactions
 
@@ -58,6 +60,11 @@ __all__ = [
     "SeatTaken",
     "TableRow",
     "Undealt",
+    "FinishedRow",
+    "PlayerNames",
+    "RatingChange",
+    "RatingRow",
+    "RatingStore",
     "AttemptCounts",
     "CapCounts",
     "Commands",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Protocol
 
+from services.app.ports.names import PlayerNames
 from services.infra.account_records import (
     AccountSummary,
     Credentials,
@@ -35,7 +36,10 @@ __all__ = [
 ]
 
 
-class AccountStore(Protocol):
+class AccountStore(PlayerNames, Protocol):
+    """Also the `PlayerNames` port (services/app/ports/names.py): the names
+    players have now, from their rows."""
+
     # --- secrets ---------------------------------------------------------------
 
     async def shared_secret(self, name: str, drawn: bytes) -> bytes:

@@ -14,6 +14,7 @@ import msgspec
 from openskill.models import PlackettLuce
 
 from services.app.games.events import GameFinished
+from services.app.ports import FinishedRow, RatingChange, RatingRow, RatingStore, Transactions
 from services.infra.outages import OUTAGES
 
 log = logging.getLogger("hanamichi.ratings")
@@ -21,7 +22,6 @@ log = logging.getLogger("hanamichi.ratings")
 MODEL = PlackettLuce()
 # Provisional until the uncertainty falls below this (it starts at 25/3).
 PROVISIONAL_SIGMA = 5.0
-PROJECTION = "ratings"
 _decode = msgspec.json.Decoder(GameFinished).decode
 
 
@@ -43,19 +43,16 @@ class Rating:
     def provisional(self) -> bool:
         return self.sigma >= PROVISIONAL_SIGMA
 
+    def row(self, game: str) -> RatingRow:
+        return RatingRow(game, self.rated_id, self.kind, self.name, self.mu, self.sigma, self.games, self.forfeits)
 
-@dataclass(frozen=True)
-class Change:
-    position: int
-    game: str
-    game_id: str
-    rated_id: str
-    place: int
-    mu_before: float
-    sigma_before: float
-    mu_after: float
-    sigma_after: float
-    forfeited: bool = False
+    @classmethod
+    def of(cls, row: RatingRow) -> Rating:
+        return cls(row.rated_id, row.kind, row.name, row.mu, row.sigma, row.games, row.forfeits)
+
+
+# How one game moved one rating: the row the projection keeps as it is.
+Change = RatingChange
 
 
 def rated_identity(seat) -> tuple[str, str, str]:
@@ -117,8 +114,9 @@ class RatingsProjector:
     see eventstore's APPEND_LOCK) and keeps the ratings tables current. The
     checkpoint moves in the same transaction as the ratings."""
 
-    def __init__(self, pool, batch: int = 500) -> None:
-        self.pool = pool
+    def __init__(self, store: RatingStore, transactions: Transactions, batch: int = 500) -> None:
+        self.store = store
+        self.transactions = transactions
         self.batch = batch
 
     async def run_forever(self, idle_s: float = 0.5) -> None:
@@ -134,57 +132,47 @@ class RatingsProjector:
                 await asyncio.sleep(1)
 
     async def step(self) -> int:
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute("INSERT INTO projections (name) VALUES ($1) ON CONFLICT DO NOTHING", PROJECTION)
-            # Row lock: one projector at a time, whatever the number of workers.
-            checkpoint = await conn.fetchval("SELECT position FROM projections WHERE name = $1 FOR UPDATE", PROJECTION)
-            rows = await conn.fetch(
-                "SELECT position, stream_id, data FROM events WHERE position > $1 AND type = 'hm.game_finished'"
-                " ORDER BY position LIMIT $2",
-                checkpoint,
-                self.batch,
-            )
-            rows = await _released(conn, rows)
+        async with self.transactions.transaction() as tx:
+            # Held until the transaction ends: one projector at a time.
+            checkpoint = await self.store.claim_checkpoint(tx)
+            rows = await self.store.finished_after(checkpoint, self.batch, tx)
+            rows = await _released(self.store, rows, tx)
             if not rows:
                 return 0
             changes: list[Change] = []
             touched: dict[tuple[str, str], Rating] = {}
             for row in rows:
-                finished = _decode(row["data"])
+                finished = _decode(row.data)
                 if not finished.ranked:
                     continue
-                ratings = await _load(conn, finished.game, finished, touched)
-                changes += apply_game(ratings, finished, row["position"], row["stream_id"])
+                ratings = await _load(self.store, finished.game, finished, touched, tx)
+                changes += apply_game(ratings, finished, row.position, row.stream_id)
                 for rated_id, rating in ratings.items():
                     touched[(finished.game, rated_id)] = rating
-            await _store(conn, touched, changes)
-            await conn.execute("UPDATE projections SET position = $2 WHERE name = $1", PROJECTION, rows[-1]["position"])
+            await self.store.store(_rows(touched), changes, tx)
+            await self.store.move_checkpoint(rows[-1].position, tx)
             return len(rows)
 
 
-async def _released(conn, rows: list) -> list:
+async def _released(store: RatingStore, rows: list[FinishedRow], tx) -> list[FinishedRow]:
     """The rows up to the first game still under a duplicate round's embargo
     (services/app/games/embargo.py): its result would tell the other tables of the group
     how the deal went. The projection waits there rather
     than skip it, so ratings are still applied in position order and
     `rebuild` gives exactly what is stored; the tournament lifts the embargo
     when the round ends, and the projection moves on."""
-    held = {
-        r["game_id"]
-        for r in await conn.fetch(
-            # Only ranked games: an unranked one changes no rating, and held
-            # here (a duplicate round never ended) it stopped every rating after it.
-            "SELECT game_id::text AS game_id FROM games WHERE embargoed AND ranked AND game_id = ANY($1::uuid[])",
-            [row["stream_id"] for row in rows],
-        )
-    }
+    if not rows:
+        return rows
+    # Only ranked games: an unranked one changes no rating, and held
+    # here (a duplicate round never ended) it stopped every rating after it.
+    held = await store.embargoed_ranked([row.stream_id for row in rows], tx)
     for index, row in enumerate(rows):
-        if row["stream_id"] in held:
+        if row.stream_id in held:
             return rows[:index]
     return rows
 
 
-async def _load(conn, game: str, finished: GameFinished, touched: dict) -> dict[str, Rating]:
+async def _load(store: RatingStore, game: str, finished: GameFinished, touched: dict, tx) -> dict[str, Rating]:
     ratings: dict[str, Rating] = {}
     missing = []
     for seat in finished.seats:
@@ -194,91 +182,43 @@ async def _load(conn, game: str, finished: GameFinished, touched: dict) -> dict[
         else:
             missing.append(rated_id)
     if missing:
-        for r in await conn.fetch(
-            "SELECT rated_id, kind, name, mu, sigma, games, forfeits FROM ratings WHERE game = $1 AND rated_id ="
-            " ANY($2::text[])",
-            game,
-            missing,
-        ):
-            ratings[r["rated_id"]] = Rating(
-                r["rated_id"], r["kind"], r["name"], r["mu"], r["sigma"], r["games"], r["forfeits"]
-            )
+        for row in await store.ratings_of(game, missing, tx):
+            ratings[row.rated_id] = Rating.of(row)
     return ratings
 
 
-async def _store(conn, touched: dict[tuple[str, str], Rating], changes: list[Change]) -> None:
-    await conn.executemany(
-        "INSERT INTO ratings (game, rated_id, kind, name, mu, sigma, games, forfeits) VALUES ($1, $2, $3, $4, $5, $6,"
-        " $7, $8)"
-        " ON CONFLICT (game, rated_id) DO UPDATE SET mu = EXCLUDED.mu, sigma = EXCLUDED.sigma, games = EXCLUDED.games,"
-        " forfeits = EXCLUDED.forfeits",
-        [(g, r.rated_id, r.kind, r.name, r.mu, r.sigma, r.games, r.forfeits) for (g, _), r in touched.items()],
-    )
-    await conn.executemany(
-        "INSERT INTO rating_changes (position, game, game_id, rated_id, place, mu_before, sigma_before, mu_after,"
-        " sigma_after,"
-        " forfeited) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-        [
-            (
-                c.position,
-                c.game,
-                c.game_id,
-                c.rated_id,
-                c.place,
-                c.mu_before,
-                c.sigma_before,
-                c.mu_after,
-                c.sigma_after,
-                c.forfeited,
-            )
-            for c in changes
-        ],
-    )
+def _rows(ratings: dict[tuple[str, str], Rating]) -> list[RatingRow]:
+    return [rating.row(game) for (game, _), rating in ratings.items()]
 
 
 def _key(rating: Rating | None) -> tuple | None:
     return None if rating is None else (rating.mu, rating.sigma, rating.games, rating.forfeits)
 
 
-async def rebuild(pool, write: bool = False) -> dict:
+async def rebuild(store: RatingStore, write: bool = False) -> dict:
     """Recompute every rating from the log; compare with (or replace) what is stored."""
     computed: dict[tuple[str, str], Rating] = {}
     per_game: dict[str, dict[str, Rating]] = defaultdict(dict)
     changes: list[Change] = []
     last = 0
-    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=not write):
-        checkpoint = await conn.fetchval("SELECT position FROM projections WHERE name = $1", PROJECTION) or 0
-        async for row in conn.cursor(
-            "SELECT position, stream_id, data FROM events WHERE type = 'hm.game_finished'"
-            + ("" if write else " AND position <= $1")
-            + " ORDER BY position",
-            *(() if write else (checkpoint,)),
-        ):
-            last = row["position"]
-            finished = _decode(row["data"])
+    async with store.snapshot(write) as tx:
+        checkpoint = await store.checkpoint(tx)
+        # Replacing what is stored folds the whole log; comparing, what the projection applied.
+        async for row in store.every_finished(None if write else checkpoint, tx):
+            last = row.position
+            finished = _decode(row.data)
             if finished.ranked:
-                changes += apply_game(per_game[finished.game], finished, row["position"], row["stream_id"])
+                changes += apply_game(per_game[finished.game], finished, row.position, row.stream_id)
         for game, ratings in per_game.items():
             for rated_id, rating in ratings.items():
                 computed[(game, rated_id)] = rating
-        stored = {
-            (r["game"], r["rated_id"]): (r["mu"], r["sigma"], r["games"], r["forfeits"])
-            for r in await conn.fetch("SELECT game, rated_id, mu, sigma, games, forfeits FROM ratings")
-        }
-        stored_changes = await conn.fetchval("SELECT count(*) FROM rating_changes")
+        stored = await store.stored_ratings(tx)
+        stored_changes = await store.count_changes(tx)
         mismatched = sorted(
             f"{g}/{i}" for (g, i) in set(stored) | set(computed) if stored.get((g, i)) != _key(computed.get((g, i)))
         )
         if write:
-            await conn.execute("DELETE FROM rating_changes")
-            await conn.execute("DELETE FROM ratings")
-            await _store(conn, computed, changes)
-            await conn.execute(
-                "INSERT INTO projections (name, position) VALUES ($1, $2)"
-                " ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position",
-                PROJECTION,
-                last,
-            )
+            await store.replace_all(_rows(computed), changes, last, tx)
     return {
         "ratings": len(computed),
         "changes": len(changes),

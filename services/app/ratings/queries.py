@@ -1,59 +1,48 @@
 """Reads of the ratings the projection keeps (tables `ratings` and
-`rating_changes`): a game's leaderboard and one player's history."""
+`rating_changes`): a game's leaderboard and one player's history, through the `RatingStore`
+port. A person's or agent's name is the players table's now (a deleted
+one's is its pseudonym, services/app/upcast.py), not what the projection
+once copied."""
 
 from __future__ import annotations
 
 from engines.core import OptionsError
 from engines.registry import get_game
 from services.app.errors import NotFound
+from services.app.ports import RatingRow, RatingStore
 from services.app.ratings.projection import PROVISIONAL_SIGMA
 
-# A person's or agent's name is the players table's now (a deleted one's is
-# its pseudonym, services/app/upcast.py), not what the projection once copied.
-_RATINGS = (
-    "SELECT r.game, r.rated_id, r.kind, coalesce(p.name, r.name) AS name, r.mu, r.sigma, r.games, r.forfeits"
-    " FROM ratings r LEFT JOIN players p ON r.kind <> 'bot' AND p.player_id::text = r.rated_id"
-)
 
-
-def _rating_row(r) -> dict:
+def _rating_row(r: RatingRow) -> dict:
     return {
-        "rated_id": r["rated_id"],
-        "name": r["name"],
-        "kind": r["kind"],
-        "mu": r["mu"],
-        "sigma": r["sigma"],
-        "ordinal": r["mu"] - 3 * r["sigma"],
-        "games": r["games"],
+        "rated_id": r.rated_id,
+        "name": r.name,
+        "kind": r.kind,
+        "mu": r.mu,
+        "sigma": r.sigma,
+        "ordinal": r.mu - 3 * r.sigma,
+        "games": r.games,
         # Games a house bot finished for it after its strikes, rated as last.
-        "forfeits": r["forfeits"],
-        "provisional": r["sigma"] >= PROVISIONAL_SIGMA,
+        "forfeits": r.forfeits,
+        "provisional": r.sigma >= PROVISIONAL_SIGMA,
     }
 
 
-async def leaderboard(pool, game: str, limit: int) -> dict:
+async def leaderboard(store: RatingStore, game: str, limit: int) -> dict:
     try:
         get_game(game)
     except OptionsError as err:
         raise NotFound(err.code, err.message) from None
-    rows = await pool.fetch(
-        _RATINGS + " WHERE r.game = $1 ORDER BY r.mu - 3 * r.sigma DESC, r.rated_id LIMIT $2 * 3", game, limit
-    )
-    people = [_rating_row(r) for r in rows if r["kind"] == "human"][:limit]
-    agents = [_rating_row(r) for r in rows if r["kind"] == "agent"][:limit]
-    bots = [_rating_row(r) for r in rows if r["kind"] == "bot"][:limit]
+    rows = await store.leaderboard(game, limit)
+    people = [_rating_row(r) for r in rows if r.kind == "human"][:limit]
+    agents = [_rating_row(r) for r in rows if r.kind == "agent"][:limit]
+    bots = [_rating_row(r) for r in rows if r.kind == "bot"][:limit]
     return {"game": game, "players": people, "agents": agents, "bots": bots, "provisional_sigma": PROVISIONAL_SIGMA}
 
 
-async def history(pool, player_id: str, game: str | None) -> dict:
-    current = await pool.fetch(
-        _RATINGS + " WHERE r.rated_id = $1 AND ($2::text IS NULL OR r.game = $2)", player_id, game
-    )
-    changes = await pool.fetch(
-        "SELECT * FROM rating_changes WHERE rated_id = $1 AND ($2::text IS NULL OR game = $2) ORDER BY position",
-        player_id,
-        game,
-    )
+async def history(store: RatingStore, player_id: str, game: str | None) -> dict:
+    current = await store.ratings_of_player(player_id, game)
+    changes = await store.changes_of(player_id, game)
     if not current and not changes:
         raise NotFound("no_ratings", "no rated games for this player")
     return {
@@ -61,15 +50,15 @@ async def history(pool, player_id: str, game: str | None) -> dict:
         # Why a rating moved: each change links to its game.
         "history": [
             {
-                "game": c["game"],
-                "game_id": c["game_id"],
-                "link": f"/api/v1/games/{c['game_id']}",
-                "place": c["place"],
-                "forfeited": c["forfeited"],
-                "mu_before": c["mu_before"],
-                "sigma_before": c["sigma_before"],
-                "mu_after": c["mu_after"],
-                "sigma_after": c["sigma_after"],
+                "game": c.game,
+                "game_id": c.game_id,
+                "link": f"/api/v1/games/{c.game_id}",
+                "place": c.place,
+                "forfeited": c.forfeited,
+                "mu_before": c.mu_before,
+                "sigma_before": c.sigma_before,
+                "mu_after": c.mu_after,
+                "sigma_after": c.sigma_after,
             }
             for c in changes
         ],

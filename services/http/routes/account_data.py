@@ -34,7 +34,7 @@ async def delete_account(request: Request, state: State, data: ConfirmDeletion, 
 @get("/api/v1/players/me/data")
 async def my_data(state: State, caller: Player) -> Response[bytes]:
     """Everything the service holds about the caller, as a JSON file."""
-    data = await personal_data(state.pool, state.players.store, state.runtime.games, state.runtime.agents, caller)
+    data = await personal_data(state.ratings, state.players.store, state.runtime.games, state.runtime.agents, caller)
     return Response(
         msgspec.json.encode(data),
         media_type="application/json",

@@ -148,13 +148,13 @@ async def sparring_report(state: State, agent_id: str, sparring_id: str, caller:
 async def enter_tournament(state: State, agent_id: str, tournament_id: str, caller: Player) -> dict:
     """The owner enters the agent (the tournament's bot policy decides whether agents may play)."""
     loaded = await enter(_agents(state), state.tournaments, state.runtime.publisher, caller, agent_id, tournament_id)
-    return await with_current_names(state.pool, state.tournaments.summary(loaded))
+    return await with_current_names(state.players.store, state.tournaments.summary(loaded))
 
 
 @delete("/api/v1/agents/{agent_id:str}/tournaments/{tournament_id:str}", status_code=200)
 async def leave_tournament(state: State, agent_id: str, tournament_id: str, caller: Player) -> dict:
     loaded = await withdraw_agent(_agents(state), state.tournaments, caller, agent_id, tournament_id)
-    return await with_current_names(state.pool, state.tournaments.summary(loaded))
+    return await with_current_names(state.players.store, state.tournaments.summary(loaded))
 
 
 # --- a pull agent's own stream -------------------------------------------------------

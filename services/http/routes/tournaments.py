@@ -35,7 +35,7 @@ async def create_tournament(state: State, data: NewTournament, caller: Player) -
     min_entrants, max_entrants, time_control {move_ms, bank_ms}, ranked,
     bots (fill | none | bots_only), fill_to, points, duplicate, advance."""
     return await with_current_names(
-        state.pool, _tn(state).summary(await _tn(state).create(caller, data.settings(now_ms())))
+        state.players.store, _tn(state).summary(await _tn(state).create(caller, data.settings(now_ms())))
     )
 
 
@@ -46,23 +46,25 @@ async def list_tournaments(state: State, status: str | None = None) -> list[dict
 
 @get("/api/v1/tournaments/{tournament_id:str}")
 async def read_tournament(state: State, tournament_id: str) -> dict:
-    return await with_current_names(state.pool, _tn(state).summary(await _tn(state).load(tournament_id)))
+    return await with_current_names(state.players.store, _tn(state).summary(await _tn(state).load(tournament_id)))
 
 
 @post("/api/v1/tournaments/{tournament_id:str}/registrations", status_code=200)
 async def register(state: State, tournament_id: str, caller: Player) -> dict:
     loaded = await register_self(state.runtime.agents, _tn(state), caller, tournament_id)
-    return await with_current_names(state.pool, _tn(state).summary(loaded))
+    return await with_current_names(state.players.store, _tn(state).summary(loaded))
 
 
 @delete("/api/v1/tournaments/{tournament_id:str}/registrations", status_code=200)
 async def withdraw(state: State, tournament_id: str, caller: Player) -> dict:
-    return await with_current_names(state.pool, _tn(state).summary(await _tn(state).withdraw(caller, tournament_id)))
+    return await with_current_names(
+        state.players.store, _tn(state).summary(await _tn(state).withdraw(caller, tournament_id))
+    )
 
 
 @get("/api/v1/tournaments/{tournament_id:str}/standings")
 async def standings(state: State, tournament_id: str) -> dict:
-    return await with_current_names(state.pool, following.standings(await _tn(state).load(tournament_id)))
+    return await with_current_names(state.players.store, following.standings(await _tn(state).load(tournament_id)))
 
 
 @get("/api/v1/tournaments/{tournament_id:str}/rounds/{round_no:int}")
@@ -77,7 +79,7 @@ async def tournament_events(
     state: State, tournament_id: str, after: Annotated[int, Parameter(ge=0, le=MAX_VERSION)] = 0
 ) -> dict:
     loaded = await _tn(state).load(tournament_id)
-    return await with_current_names(state.pool, following.events_after(_tn(state), loaded, after))
+    return await with_current_names(state.players.store, following.events_after(_tn(state), loaded, after))
 
 
 @get("/api/v1/tournaments/{tournament_id:str}/stream")
@@ -107,12 +109,12 @@ async def _messages(feed):
 
 @get("/api/v1/leaderboards/{game:str}")
 async def leaderboard(state: State, game: str, limit: Annotated[int, Parameter(ge=1, le=500)] = 100) -> dict:
-    return await ratings.leaderboard(state.pool, game, limit)
+    return await ratings.leaderboard(state.ratings, game, limit)
 
 
 @get("/api/v1/players/{player_id:str}/ratings")
 async def rating_history(state: State, player_id: str, game: str | None = None) -> dict:
-    return await ratings.history(state.pool, player_id, game)
+    return await ratings.history(state.ratings, player_id, game)
 
 
 ROUTES = [
