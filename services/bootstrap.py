@@ -9,6 +9,7 @@ infra; engines import nothing of services."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -31,17 +32,20 @@ from services.app.commands import (
     CreateTable,
     FireTimer,
     HandSeatToBot,
+    JoinQuickPlay,
     LeaveTable,
     PlayDefaultMove,
     PlaySeatMove,
     SeatBot,
     SubmitAction,
     TakeSeat,
+    WithdrawQuickPlay,
 )
 from services.app.games import handlers
 from services.app.games.cache import TableCache
 from services.app.games.deadlines import Deadlines
 from services.app.games.housebots import HouseBots
+from services.app.games.quickplay import QuickPlay
 from services.app.games.service import GameService
 from services.app.games.timers import Timers, tables_in_play
 from services.app.players import Players, fill_name_columns
@@ -63,6 +67,7 @@ from services.infra.pg import PgTransactions
 from services.infra.pg_accounts import PgAccounts
 from services.infra.pg_caps import PgCapCounts
 from services.infra.pg_lobby import PgLobby
+from services.infra.pg_quickplay import PgQuickPlay
 from services.infra.pg_ratings import PgRatings
 from services.infra.redis_signin import RedisSignInCounters
 from services.infra.revocations import Revocations
@@ -82,7 +87,16 @@ COMMAND_HANDLERS: dict[type, Callable[..., Awaitable[Any]]] = {
     PlayDefaultMove: handlers.play_default_move,
     FireTimer: handlers.fire_timer,
     HandSeatToBot: handlers.hand_seat_to_bot,
+    JoinQuickPlay: handlers.join_quick_play,
+    WithdrawQuickPlay: handlers.withdraw_quick_play,
 }
+
+
+def with_services(handler: Callable[..., Awaitable[Any]], **services: Any) -> Callable[[Any], Awaitable[Any]]:
+    """The handler with the services its parameters after the command name
+    (`games`, `quick_play`, ...), as the bus calls it: with the command only."""
+    wanted = list(inspect.signature(handler).parameters)[1:]
+    return partial(handler, **{name: services[name] for name in wanted})
 
 
 @dataclass
@@ -106,6 +120,7 @@ class Runtime:
     agent_dispatch: AgentDispatch
     watchers: Watchers  # spectator counts
     ratings: PgRatings  # the ratings projection's tables, and their reads
+    quick_play: QuickPlay  # Play now's pool
     agent_caller: AgentCaller | None = None  # a worker's calls to push agents, built on first use
     # While a server is down, these ask it whether it is back (services/infra/outages.py).
     outage_probes: list = field(default_factory=list)
@@ -173,8 +188,13 @@ async def open_runtime(settings: Settings) -> Runtime:
     await seal_plaintext_secrets(pool, box)
     agents = AgentService(pool, players, settings.agents, box, caps, settings.clock)
     agent_dispatch = AgentDispatch(agents, scheduler, publisher, settings.agents)
+    ratings = PgRatings(pool)
+    quick_play = QuickPlay(PgQuickPlay(pool), ratings, games, transactions, settings.quick_play)
     bus = MessageBus(
-        {command: partial(handler, games=games) for command, handler in COMMAND_HANDLERS.items()},
+        {
+            command: with_services(handler, games=games, quick_play=quick_play)
+            for command, handler in COMMAND_HANDLERS.items()
+        },
         # Every commit to a game stream, in this order: arm the turn's
         # deadline, drive the house bots, arm the table's timer, record a
         # finished tournament table, call or notify the agent whose turn it is.
@@ -207,7 +227,8 @@ async def open_runtime(settings: Settings) -> Runtime:
         agents=agents,
         agent_dispatch=agent_dispatch,
         watchers=Watchers(redis),
-        ratings=PgRatings(pool),
+        ratings=ratings,
+        quick_play=quick_play,
     )
     quiet_library_outages(OUTAGES)
     runtime.outage_probes = [

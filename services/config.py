@@ -20,6 +20,7 @@ import msgspec
 from engines.timecontrol import TimeControl
 from services.app.agents.settings import AgentSettings
 from services.app.caps import CapPolicy
+from services.app.games.quickplay import QuickPlaySettings
 from services.app.seatclock import ClockDefaults
 from services.app.signin import SignInPolicy
 
@@ -71,6 +72,10 @@ class Settings:
     # What one account may hold at once (services/app/caps.py,
     # HANAMICHI_MAX_*_PER_PLAYER).
     caps: CapPolicy = field(default_factory=CapPolicy)
+    # Play now (services/app/games/quickplay.py): how long the longest waiting
+    # person waits before house bots take the empty seats, and the tables'
+    # time control (HANAMICHI_QUICK_PLAY_*).
+    quick_play: QuickPlaySettings = field(default_factory=QuickPlaySettings)
     # A worker's poll of its queue: bounds the delay before a push agent is called.
     worker_poll_ms: int = 5
     # A spectator connection whose unsent bytes pass this is cut (services/http/broadcast.py).
@@ -120,6 +125,11 @@ class Settings:
                 expert_seats=int(env.get("HANAMICHI_MAX_EXPERT_SEATS_PER_PLAYER", "6")),
                 agents=int(env.get("HANAMICHI_MAX_AGENTS_PER_PLAYER", "20")),
                 sparring=int(env.get("HANAMICHI_MAX_SPARRING_PER_PLAYER", "3")),
+            ),
+            quick_play=QuickPlaySettings(
+                fill_after_s=float(env.get("HANAMICHI_QUICK_PLAY_FILL_S", "10")),
+                move_ms=int(env.get("HANAMICHI_QUICK_PLAY_MOVE_MS", "30000")),
+                bank_ms=int(env.get("HANAMICHI_QUICK_PLAY_BANK_MS", "120000")),
             ),
             worker_poll_ms=int(env.get("HANAMICHI_WORKER_POLL_MS", "5")),
             spectator_buffer_bytes=int(env.get("HANAMICHI_SSE_SPECTATOR_BUFFER_BYTES", str(256 * 1024))),

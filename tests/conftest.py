@@ -286,6 +286,9 @@ def server_env(database_url, redis_url):
     # (700 ms); the tests' bots play at full speed unless a test
     # sets bot_delay_ms on its table.
     env.setdefault("HANAMICHI_TABLE_BOT_DELAY_MS", "0")
+    # Play now's wait for people before house bots fill a table (10 s): 2 s
+    # keeps the tests of a lone person short and still lets two pair first.
+    env.setdefault("HANAMICHI_QUICK_PLAY_FILL_S", "2")
     return env
 
 

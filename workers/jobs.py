@@ -58,6 +58,8 @@ async def reconcile(ctx: dict) -> dict:
     counts["bot_tables_resumed"] = runtime.bots.sweep(idle)
     counts["timer_tables_resumed"] = runtime.timers.sweep(idle)
     counts["stale_seats_handed"] = await hand_stale_seats(runtime.games, runtime.settings.stale_table_s)
+    # Play now: people whose wait ended while no page of theirs asked.
+    counts["quick_play_tables"] = await runtime.quick_play.fill_due()
     return counts
 
 

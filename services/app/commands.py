@@ -113,3 +113,18 @@ class HandSeatToBot(msgspec.Struct, frozen=True):
     game_id: str
     seat: int
     reason: str
+
+
+class JoinQuickPlay(msgspec.Struct, frozen=True):
+    """A person asks to be seated at a game of `game` for `players`, now
+    (services/app/games/quickplay.py); `bots_now`: without waiting for people."""
+
+    player: Player
+    game: str
+    players: int
+    bots_now: bool = False
+
+
+class WithdrawQuickPlay(msgspec.Struct, frozen=True):
+    player: Player
+    ticket_id: str

@@ -26,6 +26,7 @@ from services.http.routes.accounts import ROUTES as ACCOUNT_ROUTES
 from services.http.routes.agents import ROUTES as AGENT_ROUTES
 from services.http.routes.games import ROUTES
 from services.http.routes.lobby import ROUTES as LOBBY_ROUTES
+from services.http.routes.quickplay import ROUTES as QUICK_PLAY_ROUTES
 from services.http.routes.tournaments import ROUTES as TOURNAMENT_ROUTES
 from services.http.routes.verify import ROUTES as VERIFY_ROUTES
 from services.http.routes.watch import ROUTES as WATCH_ROUTES
@@ -146,6 +147,7 @@ def build_app(settings: Settings, lifespan) -> Litestar:
                     *ACCOUNT_ROUTES,
                     *ACCOUNT_DATA_ROUTES,
                     *LOBBY_ROUTES,
+                    *QUICK_PLAY_ROUTES,
                     *WATCH_ROUTES,
                 ]
             ),

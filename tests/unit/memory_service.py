@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 import msgspec
@@ -19,11 +18,12 @@ from services.app.caps import CapPolicy
 from services.app.games.cache import TableCache
 from services.app.games.deadlines import Deadlines
 from services.app.games.housebots import HouseBots
+from services.app.games.quickplay import QuickPlay, QuickPlaySettings
 from services.app.games.service import GameService
 from services.app.games.tables import Table
 from services.app.players import Player
 from services.app.ports import NewPlayer
-from services.bootstrap import COMMAND_HANDLERS
+from services.bootstrap import COMMAND_HANDLERS, with_services
 from services.infra.fanout import Notice
 from services.infra.memory_accounts import MemoryAccounts
 from services.infra.memory_caps import MemoryCapCounts
@@ -31,6 +31,8 @@ from services.infra.memory_eventstore import MemoryEventStore
 from services.infra.memory_fanout import MemoryPublisher
 from services.infra.memory_jobs import MemoryJobs
 from services.infra.memory_lobby import MemoryLobby
+from services.infra.memory_quickplay import MemoryQuickPlay
+from services.infra.memory_ratings import MemoryRatings
 from services.infra.memory_tx import MemoryTransactions
 
 
@@ -43,6 +45,7 @@ class Stores:
     # The newest version each stream's notices named, over every process
     # (the Hub's latest_version, which Redis carries between processes).
     latest: dict[str, int] = field(default_factory=dict)
+    quick_play: MemoryQuickPlay = field(default_factory=MemoryQuickPlay)
 
     def __post_init__(self) -> None:
         self.lobby = MemoryLobby(self.events, self.accounts)
@@ -67,8 +70,13 @@ class MemoryService:
         self.bots = HouseBots(self.games)
         self.jobs = MemoryJobs()
         self.deadlines = Deadlines(self.jobs)
+        self.ratings = MemoryRatings(s.events, s.lobby, s.accounts)
+        self.quick_play = QuickPlay(s.quick_play, self.ratings, self.games, s.transactions, QuickPlaySettings())
         self.bus = MessageBus(
-            {command: partial(handler, games=self.games) for command, handler in COMMAND_HANDLERS.items()},
+            {
+                command: with_services(handler, games=self.games, quick_play=self.quick_play)
+                for command, handler in COMMAND_HANDLERS.items()
+            },
             [self.deadlines.on_commit, self.bots.on_commit, self._watch, self.tables.on_commit],
         )
         self.games.on_commit.append(self.bus.committed)

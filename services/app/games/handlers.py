@@ -1,7 +1,9 @@
 """The games' command handlers: one plain function per command of
 services/app/commands.py, each `handle(command, games)` over the game
 service (its copies, the kernel and the lobby's transaction are the unit of
-work). services/bootstrap.py lists which handler answers which command."""
+work), or over Play now's pool (`quick_play`). services/bootstrap.py lists
+which handler answers which command and gives each the services its
+parameters name."""
 
 from __future__ import annotations
 
@@ -11,15 +13,18 @@ from services.app.commands import (
     CreateTable,
     FireTimer,
     HandSeatToBot,
+    JoinQuickPlay,
     LeaveTable,
     PlayDefaultMove,
     PlaySeatMove,
     SeatBot,
     SubmitAction,
     TakeSeat,
+    WithdrawQuickPlay,
 )
 from services.app.games import leaving
 from services.app.games.moves import ActionAccepted
+from services.app.games.quickplay import QuickPlay, QuickPlayTicket
 from services.app.games.service import GameService
 from services.app.games.tables import Outcome, Table
 
@@ -80,3 +85,11 @@ async def fire_timer(cmd: FireTimer, games: GameService) -> None:
 
 async def hand_seat_to_bot(cmd: HandSeatToBot, games: GameService) -> None:
     await leaving.hand_to_bot(games, cmd.game_id, cmd.seat, cmd.reason)
+
+
+async def join_quick_play(cmd: JoinQuickPlay, quick_play: QuickPlay) -> QuickPlayTicket:
+    return await quick_play.join(cmd.player, cmd.game, cmd.players, cmd.bots_now)
+
+
+async def withdraw_quick_play(cmd: WithdrawQuickPlay, quick_play: QuickPlay) -> QuickPlayTicket:
+    return await quick_play.withdraw(cmd.player, cmd.ticket_id)
