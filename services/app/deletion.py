@@ -6,7 +6,8 @@ secrets, endpoints and names likewise), their registrations in tournaments
 not started. What stays, pseudonymous: the seats and moves in the log
 (immutable; read with the pseudonym in place of any name), the ratings and
 their history, tournament results. Seats in games not finished go to house
-bots first, so no table waits for them. docs/privacy.md says what is kept,
+bots first, so no table waits for them, and a Play now ticket still waiting
+leaves its pool. docs/privacy.md says what is kept,
 why and for how long."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from services.app.accounts import Accounts
 from services.app.agents.registry import AgentService
 from services.app.errors import Forbidden
 from services.app.games import leaving
+from services.app.games.quickplay import QuickPlay
 from services.app.games.service import GameService
 from services.app.names import name_key, name_skeleton
 from services.app.players import Player, Players
@@ -34,7 +36,9 @@ class AccountDeletion:
         agents: AgentService,
         games: GameService,
         tournaments: TournamentService,
+        quick_play: QuickPlay,
     ) -> None:
+        self.quick_play = quick_play
         self.accounts = accounts
         self.players = players
         self.store = players.store
@@ -52,6 +56,7 @@ class AccountDeletion:
         await self.accounts.confirm_password(player, password, address)
         owned = await self.agents.of_owner(player)
         everyone = [player.player_id, *(a.agent_id for a in owned)]
+        await self.quick_play.forget(player.player_id)  # seated nowhere new
         for game_id, seat in await self.games.lobby.seats_in_play(everyone):
             await leaving.hand_to_bot(self.games, game_id, seat)
         await self._withdraw_registrations(everyone)

@@ -59,6 +59,11 @@ class MemoryQuickPlay:
         if row is not None and row.status == "waiting":
             self.tickets[ticket_id] = msgspec.structs.replace(row, status="withdrawn")
 
+    async def withdraw_player(self, player_id: str, tx: Any = None) -> None:
+        for ticket_id, row in list(self.tickets.items()):
+            if row.status == "waiting" and row.ticket.player_id == player_id:
+                self.tickets[ticket_id] = msgspec.structs.replace(row, status="withdrawn")
+
     async def counts(self) -> dict[tuple[str, int], int]:
         counts: dict[tuple[str, int], int] = {}
         for r in self.tickets.values():

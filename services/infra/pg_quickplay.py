@@ -85,6 +85,12 @@ class PgQuickPlay:
             ticket_id,
         )
 
+    async def withdraw_player(self, player_id: str, tx: Any = None) -> None:
+        await on(self.pool, tx).execute(
+            "UPDATE quick_play SET status = 'withdrawn' WHERE player_id = $1::text::uuid AND status = 'waiting'",
+            player_id,
+        )
+
     async def counts(self) -> dict[tuple[str, int], int]:
         rows = await self.pool.fetch(
             "SELECT game, players, count(*) AS n FROM quick_play WHERE status = 'waiting' GROUP BY game, players"

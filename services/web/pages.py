@@ -126,6 +126,13 @@ def lobby_page(request: Request) -> Response[str]:
     _ = translator(lang_of(request))
     main = f"""
 <h1>{_("lobby.title")}</h1>
+<section aria-labelledby="play-now-h" class="panel" id="play-now">
+  <h2 id="play-now-h">{_("qp.title")}</h2>
+  <p class="hint">{_("qp.intro")}</p>
+  <p class="hint" id="play-now-signin" hidden><a href="/signin">{_("nav.signin")}</a> {_("qp.signin")}</p>
+  <ul class="play-now" id="play-now-games" aria-labelledby="play-now-h" hidden></ul>
+  <p class="status" role="status" id="play-now-status"></p>
+</section>
 <section aria-labelledby="new-table-h" class="panel" id="new-table">
   <h2 id="new-table-h">{_("lobby.new")}</h2>
   <p class="hint" id="new-table-signin" hidden><a href="/signin">{_("nav.signin")}</a> {_("lobby.to_open")}</p>
@@ -139,7 +146,7 @@ def lobby_page(request: Request) -> Response[str]:
   data-empty="{_("common.none_right_now")}" id="tables-finished" aria-labelledby="finished-h"></ul></section>
 <p class="status" role="status" id="lobby-status"></p>
 """
-    return shell(_("lobby.title"), main, ("lobby.js",), page="lobby", request=request)
+    return shell(_("lobby.title"), main, ("lobby.js", "quickplay.js"), page="lobby", request=request)
 
 
 def _credentials_page(

@@ -76,6 +76,13 @@ class QuickPlayPoolContract:
         # A withdrawn person may wait again: a new ticket.
         back = await self._join(pool, transactions, people[2], game, 2)
         assert back.ticket.ticket_id != rows[2].ticket.ticket_id and back.status == "waiting"
+        # An account that goes takes every waiting ticket with it, a seated one stays.
+        elsewhere = await self._join(pool, transactions, people[2], game, 3)
+        await pool.withdraw_player(people[2])
+        await pool.withdraw_player(people[0])
+        assert (await pool.ticket(back.ticket.ticket_id)).status == "withdrawn"
+        assert (await pool.ticket(elsewhere.ticket.ticket_id)).status == "withdrawn"
+        assert (await pool.ticket(rows[0].ticket.ticket_id)).status == "seated"
 
 
 @pytest.mark.asyncio(loop_scope="session")

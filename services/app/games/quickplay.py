@@ -138,6 +138,10 @@ class QuickPlay:
             raise Conflict("already_seated", "you were seated already: leave the game instead", game_id=row.game_id)
         return await self._answer(row)
 
+    async def forget(self, player_id: str) -> None:
+        """A deleted account's waiting tickets leave their pools."""
+        await self.pool.withdraw_player(player_id)
+
     async def pools(self) -> QuickPlayPools:
         counts = await self.pool.counts()
         return QuickPlayPools([WaitingPool(g, p, n) for (g, p), n in sorted(counts.items())])

@@ -36,5 +36,8 @@ class QuickPlayPool(Protocol):
     async def withdraw(self, ticket_id: str, tx: Any) -> None:
         """A waiting ticket leaves the pool (a seated one stays seated)."""
 
+    async def withdraw_player(self, player_id: str, tx: Any = None) -> None:
+        """Every waiting ticket of the player leaves its pool (their account goes)."""
+
     async def counts(self) -> dict[tuple[str, int], int]:
         """How many wait in each pool that has anyone waiting."""

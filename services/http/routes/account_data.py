@@ -21,7 +21,9 @@ class ConfirmDeletion(msgspec.Struct, forbid_unknown_fields=True):
 
 def _deletion(state: State) -> AccountDeletion:
     runtime = state.runtime
-    return AccountDeletion(state.accounts, runtime.players, runtime.agents, runtime.games, runtime.tournaments)
+    return AccountDeletion(
+        state.accounts, runtime.players, runtime.agents, runtime.games, runtime.tournaments, runtime.quick_play
+    )
 
 
 @delete("/api/v1/players/me", status_code=204)
