@@ -48,3 +48,12 @@ def test_account_page_changes_password_and_rotates_token(page, live):
     page.get_by_role("button", name="New API token").click()
     expect(page.get_by_label("Your new token")).not_to_have_value(token)  # (no eval: the CSP forbids it)
     assert httpx.get(live.base_url + "/api/v1/session", headers={"Authorization": f"Bearer {token}"}).status_code == 401
+
+
+def test_a_short_password_at_sign_up_says_the_rule(page, live):
+    page.goto("/signup")
+    page.get_by_label("Name").fill(unique_name("Short"))
+    page.get_by_label("Password").fill("short")
+    page.get_by_role("button", name="Sign up").click()
+    expect(page.get_by_role("alert")).to_have_text("A password is 8 characters or more.")
+    assert page.url.endswith("/signup")

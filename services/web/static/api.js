@@ -124,6 +124,10 @@ export function follow(path, handlers, { after = 0, onStatus = () => {} } = {}) 
 }
 
 /** Text for an error, for a role="alert" region. */
+/** A refusal the page makes itself before asking the server (a rule it
+ * knows, such as a password's length): shown as it is, like the server's. */
+export class PageRefusal extends Error {}
+
 export function describe(err) {
-  return err instanceof ApiError ? err.message : t("api.failed");
+  return err instanceof ApiError || err instanceof PageRefusal ? err.message : t("api.failed");
 }

@@ -1,5 +1,5 @@
 // /signup and /signin.
-import { api, currentPlayer, describe } from "./api.js";
+import { api, currentPlayer, describe, PageRefusal } from "./api.js";
 import { t } from "./i18n.js";
 
 function next() {
@@ -41,7 +41,7 @@ function wire(formId, submit) {
 }
 
 wire("signup-form", async (name, password) => {
-  if (password.length < 8) throw new Error(t("signup.short"));
+  if (password.length < 8) throw new PageRefusal(t("signup.short"));
   await api("/api/v1/players", { method: "POST", body: { name, password } });
   await api("/api/v1/session", { method: "POST", body: { name, password } });
 });
