@@ -89,6 +89,7 @@ ROUTE_ERRORS: dict[str, tuple[int, ...]] = {
     "delete_account": (403, 409),
     "my_data": (),
     "list_games": (),
+    "lobby_stream": (),
     "live_tables": (),
     "player_games": (),
 }

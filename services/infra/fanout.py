@@ -170,6 +170,9 @@ class Hub:
         self.ending = False
         # Each table's spectator feed in this process (services.http.broadcast).
         self.feeds: dict = {}
+        # Told of every batch of entries read from the fan-out, whatever its
+        # stream (the lobby's stream, services/http/lobby_stream.py).
+        self.listeners: list[Callable[[], None]] = []
 
     def end_streams(self) -> None:
         """Shutdown (SIGTERM): every SSE stream of this process ends now, and
@@ -268,6 +271,8 @@ class Hub:
                 if not await self.redis.exists(K.FANOUT_STREAM):
                     last_id = "0-0"
                 continue
+            for listener in self.listeners:
+                listener()
             for _stream, entries in reply:
                 for entry_id, fields in entries:
                     last_id = entry_id

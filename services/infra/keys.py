@@ -18,6 +18,12 @@ F_LAST = "l"  # last version in the entry
 ARQ_QUEUE = "hanamichi:arq"
 
 
+# Fan-out stream id of the lobby's notices: a table was created, seated,
+# cancelled or left, or a Play now pool changed (no data: each process reads
+# the lobby from PostgreSQL; services/http/lobby_stream.py).
+LOBBY_STREAM = "lobby"
+
+
 def player_stream(player_id: str) -> str:
     """Fan-out stream id of one player's (an agent's) own notices."""
     return f"player:{player_id}"

@@ -4,6 +4,7 @@ the New table form creates a table with house bots."""
 from __future__ import annotations
 
 import httpx
+from playwright.sync_api import expect
 
 from tests.web.conftest import sign_up, unique_name
 
@@ -25,6 +26,8 @@ def test_lobby_lists_a_table_created_elsewhere_live(page, live):
     card = page.locator(f'li[data-game-id="{gid}"]')
     card.wait_for()
     assert page.locator("#tables-open").locator(f'li[data-game-id="{gid}"]').count() == 1
+    # The table and then its seat may come as two updates of the lobby's stream.
+    expect(card.get_by_role("list", name="Seats")).to_contain_text(host["name"])
     text = card.inner_text()
     assert "Cahoots, 3 players" in text and "ranked" in text and "45 s per move" in text and host["name"] in text
     assert (
@@ -107,3 +110,34 @@ def test_pages_fit_a_phone_and_have_named_landmarks(new_context, live, artifacts
     desktop.goto("/")
     desktop.locator("#tables-open li").first.wait_for()
     desktop.screenshot(path=str(artifacts / "lobby-desktop.png"), full_page=True)
+
+
+def test_lobby_follows_its_stream_and_reads_no_list_while_it_is_open(page, live):
+    """The lobby follows GET /api/v1/lobby/stream: a table created elsewhere
+    appears without a reload, and no list route (nor Play now's count) is
+    read while the stream is open."""
+    reads: list[str] = []
+
+    def on_request(request) -> None:
+        path = request.url.split("?", 1)[0]
+        if path.endswith("/api/v1/games") or path.endswith("/api/v1/quick-play"):
+            reads.append(request.url)
+
+    page.on("request", on_request)
+    page.goto("/")
+    page.locator("html[data-lobby-stream=open]").wait_for()
+    page.get_by_role("heading", name="Open tables").wait_for()
+    reads.clear()
+    with httpx.Client(base_url=live.base_url) as http:
+        host = http.post("/api/v1/players", json={"name": unique_name("streamhost")}).json()
+        r = http.post(
+            "/api/v1/games",
+            json={"game": "cahoots", "players": 3},
+            headers={"Authorization": f"Bearer {host['token']}"},
+        )
+        gid = r.json()["game_id"]
+    card = page.locator("#tables-open").locator(f'li[data-game-id="{gid}"]')
+    card.wait_for(timeout=5000)
+    # Over a few seconds (the old page read three lists every 2 s): nothing read.
+    page.wait_for_timeout(4500)
+    assert reads == [] and page.locator("html[data-lobby-stream=open]").count() == 1

@@ -27,6 +27,7 @@ from services.app.games.service import ActionAccepted, GameService
 from services.app.players import Player
 from services.http.game_stream import game_sse
 from services.http.input import parse_version
+from services.http.lobby_stream import lobby_changed
 from services.http.schemas import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
 from services.infra import metrics
 
@@ -133,7 +134,7 @@ async def create_player(state: State, data: NewPlayer) -> PlayerCreated:
     return PlayerCreated(player.player_id, player.name, token)
 
 
-@post("/api/v1/games", status_code=201)
+@post("/api/v1/games", status_code=201, after_response=lobby_changed)
 async def create_game(state: State, data: NewGame, caller: Player) -> GameInfo:
     if data.time_control is not None:
         for_people(data.time_control)  # its seats are for people
@@ -161,7 +162,7 @@ async def read_game(state: State, game_id: str, viewer: Player | None) -> GameIn
     return info
 
 
-@post("/api/v1/games/{game_id:str}/seats", status_code=200)
+@post("/api/v1/games/{game_id:str}/seats", status_code=200, after_response=lobby_changed)
 async def take_seat(state: State, game_id: str, caller: Player, data: TakeSeat | None = None) -> GameInfo:
     if caller.kind == "agent":  # a paused agent takes no seat; only declared games
         await state.runtime.agents.check_new_seat(caller, (await _games(state).tables.get(game_id)).game.name)
@@ -169,20 +170,20 @@ async def take_seat(state: State, game_id: str, caller: Player, data: TakeSeat |
     return game_info(table, caller, state.settings.clock)
 
 
-@post("/api/v1/games/{game_id:str}/bots", status_code=200)
+@post("/api/v1/games/{game_id:str}/bots", status_code=200, after_response=lobby_changed)
 async def seat_bot(state: State, game_id: str, data: SeatBot, caller: Player) -> GameInfo:
     table = await state.bus.handle(commands.SeatBot(caller, game_id, data.seat, data.bot))
     return game_info(table, caller, state.settings.clock)
 
 
-@delete("/api/v1/games/{game_id:str}", status_code=200)
+@delete("/api/v1/games/{game_id:str}", status_code=200, after_response=lobby_changed)
 async def cancel_game(state: State, game_id: str, caller: Player) -> GameInfo:
     """The creator cancels a table not dealt yet (status `cancelled`)."""
     table = await state.bus.handle(commands.CancelTable(caller, game_id))
     return game_info(table, caller, state.settings.clock)
 
 
-@post("/api/v1/games/{game_id:str}/leave", status_code=200)
+@post("/api/v1/games/{game_id:str}/leave", status_code=200, after_response=lobby_changed)
 async def leave_game(state: State, game_id: str, caller: Player) -> GameInfo:
     """Before the deal the seat opens again; in a game in progress a house bot takes it (ranked last)."""
     table = await state.bus.handle(commands.LeaveTable(caller, game_id))

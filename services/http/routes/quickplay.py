@@ -14,6 +14,7 @@ from litestar.params import Parameter
 from services.app import commands
 from services.app.games.quickplay import QuickPlayPools, QuickPlayTicket
 from services.app.players import Player
+from services.http.lobby_stream import lobby_changed
 from services.http.schemas import SeatCount
 
 TicketId = Annotated[str, Parameter(max_length=40)]
@@ -26,7 +27,7 @@ class QuickPlayRequest(msgspec.Struct, forbid_unknown_fields=True):
     bots_now: bool = False
 
 
-@post("/api/v1/quick-play", status_code=200)
+@post("/api/v1/quick-play", status_code=200, after_response=lobby_changed)
 async def join_quick_play(state: State, data: QuickPlayRequest, caller: Player) -> QuickPlayTicket:
     """Wait for a ranked game of `game` for `players`: seated with the people
     waiting for the same (nearest in rating first), house bots at the seats
@@ -41,7 +42,7 @@ async def read_quick_play(state: State, ticket_id: TicketId, caller: Player) -> 
     return await state.runtime.quick_play.read(caller, ticket_id)
 
 
-@delete("/api/v1/quick-play/{ticket_id:str}", status_code=200)
+@delete("/api/v1/quick-play/{ticket_id:str}", status_code=200, after_response=lobby_changed)
 async def withdraw_quick_play(state: State, ticket_id: TicketId, caller: Player) -> QuickPlayTicket:
     """Stop waiting (409 `already_seated` once seated: leave the game instead)."""
     return await state.bus.handle(commands.WithdrawQuickPlay(caller, ticket_id))

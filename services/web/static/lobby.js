@@ -1,11 +1,13 @@
 // The lobby (/): open tables, tables in play, recently finished; a "New
-// table" form built from the catalog. The lists are read again every 2 s
-// while the page is visible, and re-drawn only when something changed (so
-// focus and the reader's place stay put).
+// table" form built from the catalog. While the page is visible it follows
+// the lobby's stream (GET /api/v1/lobby/stream: the three lists at once, then
+// again whenever they change); a list is re-drawn only when it changed (so
+// focus and the reader's place stay put). While the stream is broken the
+// lists are read every 15 s, and the stream is opened again.
 import { api, currentPlayer, describe } from "./api.js";
 import { t, tp, gameTitle } from "./i18n.js";
 
-const REFRESH_MS = 2000;
+const SLOW_POLL_MS = 15000;
 const LISTS = [
   ["open", "tables-open", 20],
   ["playing", "tables-playing", 20],
@@ -101,36 +103,83 @@ function tableCard(table) {
 
 const drawn = {};
 
-async function refresh() {
+function draw(which, id, page) {
+  const key = JSON.stringify(page.games);
+  if (drawn[which] === key) return;
+  drawn[which] = key;
+  document.getElementById(id).replaceChildren(...page.games.map(tableCard));
+}
+
+function reached() {
+  if (status.dataset.offline) {
+    delete status.dataset.offline;
+    status.textContent = "";
+  }
+}
+
+// The fallback while the stream is broken: the three lists, read.
+async function poll() {
   try {
     await Promise.all(LISTS.map(async ([which, id, limit]) => {
-      const page = await api(`/api/v1/games?status=${which}&limit=${limit}`);
-      const key = JSON.stringify(page.games);
-      if (drawn[which] === key) return;
-      drawn[which] = key;
-      document.getElementById(id).replaceChildren(...page.games.map(tableCard));
+      draw(which, id, await api(`/api/v1/games?status=${which}&limit=${limit}`));
     }));
-    if (status.dataset.offline) {
-      delete status.dataset.offline;
-      status.textContent = "";
-    }
+    reached();
   } catch {
     status.dataset.offline = "1";
     status.textContent = t("lobby.offline");
   }
 }
 
-let timer = null;
-function schedule() {
-  clearTimeout(timer);
-  if (document.visibilityState === "visible") timer = setTimeout(async () => { await refresh(); schedule(); }, REFRESH_MS);
+let source = null;
+let slowPoll = null;
+let reopen = null;
+
+function stopSlowPoll() {
+  clearInterval(slowPoll);
+  slowPoll = null;
 }
-document.addEventListener("visibilitychange", async () => {
-  if (document.visibilityState === "visible") await refresh();
-  schedule();
+
+function follow() {
+  clearTimeout(reopen);
+  if (source || document.visibilityState !== "visible") return;
+  source = new EventSource("/api/v1/lobby/stream");
+  source.addEventListener("lobby", (e) => {
+    const lobby = JSON.parse(e.data);
+    for (const [which, id] of LISTS) draw(which, id, lobby[which]);
+    reached();
+    stopSlowPoll();
+    // Play now's counts (quickplay.js) come with it.
+    document.documentElement.dataset.lobbyStream = "open";
+    document.dispatchEvent(new CustomEvent("hm:lobby", { detail: lobby }));
+  });
+  source.addEventListener("error", () => {
+    document.documentElement.dataset.lobbyStream = "lost";
+    if (!slowPoll) {
+      poll();
+      slowPoll = setInterval(poll, SLOW_POLL_MS);
+    }
+    // A dropped connection is retried by the browser; a refusal (503) closes
+    // the stream for good: open it again after a while.
+    if (source.readyState === EventSource.CLOSED) {
+      source = null;
+      reopen = setTimeout(follow, SLOW_POLL_MS);
+    }
+  });
+}
+
+function unfollow() {
+  delete document.documentElement.dataset.lobbyStream;
+  clearTimeout(reopen);
+  stopSlowPoll();
+  source?.close();
+  source = null;
+}
+
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") follow();
+  else unfollow();
 });
-await refresh();
-schedule();
+follow();
 
 // --- New table ---------------------------------------------------------------
 

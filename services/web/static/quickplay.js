@@ -3,6 +3,8 @@
 // (GET /api/v1/quick-play/{id}) until they are seated, then the table opens.
 // "Stop waiting" withdraws the ticket. A ticket survives a reload of the
 // page (sessionStorage), so the wait goes on where it was.
+// How many wait comes with the lobby's stream (lobby.js, event hm:lobby);
+// read every 2 s only while that stream is not open.
 import { api, currentPlayer, describe } from "./api.js";
 import { t, gameTitle } from "./i18n.js";
 
@@ -119,12 +121,16 @@ async function withdraw(ticketId) {
   }
 }
 
+function showCounts(pools) {
+  for (const key of Object.keys(counts)) delete counts[key];
+  for (const pool of pools) counts[`${pool.game}/${pool.players}`] = pool.waiting;
+  for (const shown of list.querySelectorAll(".qp-count")) shown.redraw();
+}
+
 async function refreshCounts() {
   try {
     const { pools } = await api("/api/v1/quick-play");
-    for (const key of Object.keys(counts)) delete counts[key];
-    for (const pool of pools) counts[`${pool.game}/${pool.players}`] = pool.waiting;
-    for (const shown of list.querySelectorAll(".qp-count")) shown.redraw();
+    showCounts(pools);
   } catch {
     // the lobby's own status says when the server cannot be reached
   }
@@ -135,8 +141,11 @@ if (!player) {
 } else {
   list.replaceChildren(...catalog.map(gameCard));
   list.hidden = false;
+  document.addEventListener("hm:lobby", (e) => showCounts(e.detail.quick_play.pools));
   await refreshCounts();
-  setInterval(() => { if (document.visibilityState === "visible") refreshCounts(); }, 2000);
+  setInterval(() => {
+    if (document.visibilityState === "visible" && document.documentElement.dataset.lobbyStream !== "open") refreshCounts();
+  }, 2000);
   const kept = sessionStorage.getItem(KEPT);
   if (kept) poll(kept);
 }
