@@ -65,12 +65,17 @@ async def read_lobby(state: State) -> bytes:
 
 
 class LobbyFeed:
-    """This process's one reader of the lobby, running while a stream is open."""
+    """This process's one reader of the lobby, running while a stream is open.
+
+    Every read (the feed's, or a stream's own on connect) takes a number as it
+    starts: a stream sends the feed's state only if it was read after its own,
+    so a stream never goes back to a state older than one it sent."""
 
     def __init__(self, hub: Hub, read: Callable[[], Awaitable[bytes]]) -> None:
         self.hub = hub
-        self.read = read
-        self.current: bytes | None = None  # the newest state read
+        self._read = read
+        self.reads = 0  # reads started
+        self.current: tuple[int, bytes] | None = None  # the feed's newest read: (its number, the state)
         self.streams = 0
         self._dirty = asyncio.Event()
         self._task: asyncio.Task | None = None
@@ -87,9 +92,10 @@ class LobbyFeed:
     def changed(self) -> None:
         self._dirty.set()
 
-    def seen(self, data: bytes) -> None:
-        """A stream read the state itself (on connect): the newest known."""
-        self.current = data
+    async def read(self) -> tuple[int, bytes]:
+        self.reads += 1
+        number = self.reads
+        return number, await self._read()
 
     async def _run(self) -> None:
         while self.streams > 0:
@@ -99,13 +105,13 @@ class LobbyFeed:
             if self.streams <= 0:
                 break
             try:
-                data = await self.read()
+                number, data = await self.read()
             except Exception as exc:  # PostgreSQL away: try again after the gap
                 log.warning("lobby read failed (%s); retrying", exc)
                 self._dirty.set()
             else:
-                if data != self.current:
-                    self.current = data
+                if self.current is None or data != self.current[1]:
+                    self.current = (number, data)
                     # Wakes this process's lobby streams (Hub subscribers of LOBBY_STREAM).
                     self.hub.deliver(Notice(K.LOBBY_STREAM, 1, 1))
             await asyncio.sleep(MIN_GAP_S)
@@ -150,6 +156,7 @@ async def lobby_sse(state: State) -> AsyncIterator[ServerSentEventMessage]:
     feed = lobby_feed(state)
     feed.opened()
     sent: bytes | None = None
+    sent_read = 0  # the number of the read `sent` came from
     seq = 0
     try:
         async with aclosing(state.hub.watch(K.LOBBY_STREAM, state.settings.sse_keepalive_s)) as notices:
@@ -158,12 +165,14 @@ async def lobby_sse(state: State) -> AsyncIterator[ServerSentEventMessage]:
                     yield KEEPALIVE
                     continue
                 if sent is None:  # on connect: read now, not at the feed's next turn
-                    data = await read_lobby(state)
-                    feed.seen(data)
+                    sent_read, data = await feed.read()
+                elif notice.last == 0:  # a lobby notice (not the feed's own): the feed reads again
+                    feed.changed()
+                    continue
+                elif feed.current is not None and feed.current[0] > sent_read:
+                    sent_read, data = feed.current
                 else:
-                    if notice.last == 0:  # a lobby notice (not the feed's own): the feed reads again
-                        feed.changed()
-                    data = feed.current or sent
+                    continue
                 if data != sent:
                     sent = data
                     seq += 1
