@@ -141,3 +141,32 @@ def test_lobby_follows_its_stream_and_reads_no_list_while_it_is_open(page, live)
     # Over a few seconds (the old page read three lists every 2 s): nothing read.
     page.wait_for_timeout(4500)
     assert reads == [] and page.locator("html[data-lobby-stream=open]").count() == 1
+
+
+def test_lobby_reads_the_lists_while_its_stream_is_refused(browser, live):
+    """A refused stream (503, as without Redis): the page reads the lists
+    itself (every 15 s) and still shows the tables. Not under the console
+    guard: the browser itself logs the refused stream as an error."""
+    context = browser.new_context(locale="en", base_url=live.base_url)
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    page.route(
+        "**/api/v1/lobby/stream",
+        lambda route: route.fulfill(
+            status=503,
+            headers={"Retry-After": "2"},
+            content_type="application/json",
+            body='{"code": "storage_unavailable", "message": "the message broker is unavailable"}',
+        ),
+    )
+    with httpx.Client(base_url=live.base_url) as http:
+        host = http.post("/api/v1/players", json={"name": unique_name("pollhost")}).json()
+        auth = {"Authorization": f"Bearer {host['token']}"}
+        gid = http.post("/api/v1/games", json={"game": "cahoots", "players": 3}, headers=auth).json()["game_id"]
+    with page.expect_request(lambda req: "/api/v1/games?status=open" in req.url):
+        page.goto("/")
+    try:
+        page.locator("html[data-lobby-stream=lost]").wait_for()
+        page.locator("#tables-open").locator(f'li[data-game-id="{gid}"]').wait_for()
+    finally:
+        context.close()
