@@ -40,3 +40,32 @@ export function grid(caption, head, rows) {
     h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, rows.map((r) => h("tr", {}, r.map((c, i) => (i === 0 ? h("th", { scope: "row" }, c) : h("td", {}, c)))))));
 }
+
+/**
+ * A completed trick, kept on the table until the next card is led: each
+ * seat's card(s) with its name, the winner's marked in words and outline.
+ * `plays`: [{seat, faces: [card elements], note}]; `winner`: a seat.
+ */
+export function completedTrick(ctx, plays, winner) {
+  return h("div", { class: "trick completed", role: "group", "aria-label": t("table.completed_trick", { name: ctx.name(winner) }) },
+    plays.map((p) => h("figure", { class: p.seat === winner ? "won" : null }, p.faces,
+      h("figcaption", {}, ctx.name(p.seat), p.note ? ` · ${p.note}` : "", p.seat === winner ? ` · ${t("table.winner")}` : ""))));
+}
+
+/**
+ * The "Last trick" dialog's body. `last`: {trick, plays, winner, open} or
+ * null; `faceDown(play)` draws a card whose moment has passed (GEN-1: once
+ * the next card is led a won trick's cards are face down until the round's
+ * reveal, KT-11/TT-14), the seats, order and winner staying public.
+ */
+export function lastTrickBody(ctx, last, faceDown) {
+  if (!last) return [h("p", {}, t("table.no_last_trick"))];
+  const rows = last.plays.map((p) => h("li", { class: p.seat === last.winner ? "won" : null },
+    h("span", { class: "faces" }, last.open ? p.faces : faceDown(p)),
+    " ", h("span", {}, ctx.name(p.seat) + (p.note ? ` · ${p.note}` : "") + (p.seat === last.winner ? ` · ${t("table.winner")}` : ""))));
+  return [
+    h("p", {}, t("table.trick_won_by", { n: last.trick, name: ctx.name(last.winner) })),
+    h("ol", { class: "last-trick", "aria-label": t("table.last_trick") }, rows),
+    last.open ? null : h("p", { class: "hint" }, t("table.last_trick_down")),
+  ];
+}

@@ -39,7 +39,11 @@ function names(seat) {
   return twins > 1 ? t("common.seat_twin", { name, n: seat + 1 }) : name;
 }
 
-const ctx = { h, cardEl, name: names, ordinal, now: () => Date.now() + offsetMs };
+// `memo`: what the game's module keeps from the events this page has seen
+// (mod.track): the last completed trick, past rounds' results. Only events
+// the stream sent this viewer, so nothing hidden; a page loaded later gets
+// the history, where a won trick's cards are already face down (GEN-1).
+const ctx = { h, cardEl, name: names, ordinal, now: () => Date.now() + offsetMs, memo: {} };
 
 // --- loading and refreshing ----------------------------------------------------
 
@@ -90,6 +94,8 @@ function layout() {
   regions.error = h("p", { class: "error", role: "alert", id: "move-error" });
   regions.seats = h("ul", { class: "seats" });
   regions.board = h("div", { class: "board" });
+  // "Last trick" and past results: kept across renders so focus stays put.
+  regions.recall = h("div", { class: "recall", hidden: !mod.recall });
   regions.moves = h("div", { class: "move-buttons" });
   regions.movesHeading = h("h2", { tabindex: "-1" }, t("table.your_moves")); // where focus waits (parkedAt)
   regions.moves.addEventListener("keydown", arrowKeys);
@@ -103,7 +109,7 @@ function layout() {
     regions.leaving,
     regions.result,
     h("section", { class: "players", "aria-label": t("table.players") }, regions.seats),
-    h("section", { class: "table-board", "aria-label": t("table.title") }, regions.board),
+    h("section", { class: "table-board", "aria-label": t("table.title") }, regions.board, regions.recall),
     h("section", { class: "your-moves", "aria-label": t("table.your_moves") }, regions.movesHeading, regions.error, regions.moves),
     h("section", { class: "move-list", "aria-labelledby": "log-h" }, h("h2", { id: "log-h" }, t("table.move_list")), regions.log),
   );
@@ -113,15 +119,20 @@ function layout() {
 // --- rendering -------------------------------------------------------------------
 
 function render() {
-  const view = info.view;
   renderSeats();
-  regions.board.replaceChildren(...(view ? [mod.board(view, info, ctx)].flat() : [h("p", {}, info.status === "open" ? t("table.waiting_sit") : t("table.nothing_yet"))]));
+  renderBoard();
   renderMoves();
   renderTurn();
   renderJoin();
   renderLeaving();
   renderResult();
   tick();
+}
+
+function renderBoard() {
+  const view = info.view;
+  regions.board.replaceChildren(...(view ? [mod.board(view, info, ctx)].flat() : [h("p", {}, info.status === "open" ? t("table.waiting_sit") : t("table.nothing_yet"))]));
+  renderRecall();
 }
 
 function renderSeats() {
@@ -267,6 +278,41 @@ function renderResult() {
     + ((result.forfeited || []).includes(s) ? " " + t("table.forfeited") : "")));
   regions.result.replaceChildren(h("h2", { id: "result-h" }, t("table.result")), h("ol", { class: "places" }, items));
   regions.result.hidden = false;
+}
+
+// "Last trick" (any time) and the game's past results, each one click away:
+// the module lists them ({key, label, title, body()}); a button opens a
+// dialog with what the page has seen (ctx.memo).
+const recallButtons = new Map();
+
+function renderRecall() {
+  if (!mod.recall) return;
+  const items = mod.recall(ctx.memo, info, ctx);
+  const list = items.map((item) => {
+    let b = recallButtons.get(item.key);
+    if (!b) {
+      b = h("button", { type: "button", "aria-haspopup": "dialog" });
+      b.addEventListener("click", () => openRecall(b, b._item));
+      recallButtons.set(item.key, b);
+    }
+    b._item = item;
+    if (b.textContent !== item.label) b.textContent = item.label;
+    return b;
+  });
+  const same = list.length === regions.recall.children.length && list.every((b, i) => regions.recall.children[i] === b);
+  if (!same) regions.recall.replaceChildren(...list);
+}
+
+function openRecall(opener, item) {
+  const id = `recall-${Math.random().toString(36).slice(2)}`;
+  const dlg = h("dialog", { class: "move-dialog recall-dialog", "aria-labelledby": `${id}-h` });
+  const close = h("button", { type: "button" }, t("table.close"));
+  close.addEventListener("click", () => dlg.close());
+  dlg.append(h("h2", { id: `${id}-h` }, item.title), ...[item.body()].flat().filter(Boolean), h("p", { class: "buttons" }, close));
+  dlg.addEventListener("close", () => { dlg.remove(); if (opener.isConnected) opener.focus(); });
+  document.body.append(dlg);
+  dlg.showModal();
+  close.focus();
 }
 
 // "Your moves": one button per card in hand and per other action the game
@@ -430,6 +476,13 @@ function openDialog(item, candidates) {
 function openStream() {
   follow(`/api/v1/games/${encodeURIComponent(gameId)}/stream`, {
     game(data) {
+      if (mod.track) {
+        // The board shows a trick's completion as the event comes, not a
+        // GET later (by then a house bot may have led the next trick).
+        ctx.memo.version = data.version;
+        mod.track(ctx.memo, data.event, ctx);
+        if (info && info.view) renderBoard();
+      }
       logEvent(data.event, data.version);
       refresh();
     },

@@ -1,6 +1,6 @@
 // Kabuki Tricks (engines/kabuki_tricks/view.py): cards 10*suit + number-1,
 // suits green, purple, orange, blue; seat s's Joker is 40+s.
-import { grid } from "../table-ui.js";
+import { grid, completedTrick, lastTrickBody } from "../table-ui.js";
 import { t, tp, gameTitle } from "../i18n.js";
 
 export const TITLE = gameTitle("kabuki-tricks");
@@ -46,7 +46,8 @@ export function seatLine(v, seat) {
 
 export function board(v, info, ctx) {
   const { h } = ctx;
-  const out = [h("p", { class: "round" }, t("kt.round_line", { round: v.round, rounds: v.rounds, dealer: ctx.name(v.dealer), trick: v.trick_no }))];
+  const out = [h("p", { class: "round" }, t("kt.round_line", { round: v.round, rounds: v.rounds, dealer: ctx.name(v.dealer), trick: Math.min(v.trick_no, TRICKS) }))];
+  const memo = ctx.memo || {};
   // The Director's configuration: High/Low and the actors, strongest first,
   // with the Player cards placed beside them (KT-11: where is public, the value is not).
   const actors = v.order.map((suit, i) => {
@@ -57,11 +58,23 @@ export function board(v, info, ctx) {
   });
   out.push(h("div", { class: "director" }, h("p", {}, h("strong", {}, highLow(v.high)), " ", v.high ? t("kt.higher_win") : t("kt.lower_win")),
     h("ol", { class: "actors", "aria-label": t("kt.actors_label") }, actors)));
-  out.push(h("div", { class: "trick", "aria-label": t("common.current_trick"), role: "group" },
-    v.trick.length ? v.trick.map(([seat, c]) => h("figure", {}, card(ctx, c), h("figcaption", {}, ctx.name(seat))))
-      : h("p", { class: "hint" }, t("common.no_card_trick"))));
+  // A won trick stays on the table, its winner marked, until the next card is
+  // led. A view that is ahead of the events seen (the trick won, its event
+  // on its way) keeps the cards seen so far rather than an empty trick.
+  // The events seen may be ahead of the view (it is fetched after them).
+  const ahead = Boolean(info) && memo.version > info.version;
+  const trick = ahead || !v.trick.length ? memo.current || [] : v.trick;
+  if (!trick.length && memo.last && memo.last.open) out.push(completedTrick(ctx, withFaces(memo.last, ctx).plays, memo.last.winner));
+  else {
+    out.push(h("div", { class: "trick", "aria-label": t("common.current_trick"), role: "group" },
+      trick.length ? trick.map(([seat, c]) => h("figure", {}, card(ctx, c), h("figcaption", {}, ctx.name(seat))))
+        : h("p", { class: "hint" }, t("common.no_card_trick"))));
+  }
   if (v.players === 2) out.push(h("p", {}, t("kt.dummy_line", { cards: tp("unit.cards", v.dummy_left), tricks: tp("unit.tricks", v.dummy_tricks) })));
-  if (v.last_round) out.push(reveal(v.last_round, v, ctx));
+  // A round's reveal stays until the next round's first card (the view
+  // drops it at the next deal); every past round's is under its button.
+  const shown = (!ahead && v.last_round) || (memo.roundOpen && memo.rounds[memo.rounds.length - 1]);
+  if (shown) out.push(reveal(shown, v, ctx));
   if (v.history.length) {
     out.push(grid(t("kt.points_per_round"), [t("common.player"), ...v.history.map((_, i) => t("common.round_n", { n: i + 1 })), t("common.total")],
       v.seats.map((s) => [ctx.name(s.seat), ...v.history.map((r) => String(r[s.seat])), String(s.score)])));
@@ -76,6 +89,48 @@ function reveal(r, v, ctx) {
       r.lines.map((l, s) => [ctx.name(s), r.actors[s] ? t("kt.on_actor", { n: r.predictions[s] ?? "?", actor: suitName(r.actors[s]) }) : t("common.none"),
         String(l.tricks), String(l.prediction), String(l.suit), String(l.joker), String((l.failed || 0) + (l.toxic || 0)), String(l.total)])),
     h("p", {}, t("kt.final_cards") + " ", r.finals.map((c, s) => h("span", { class: "final" }, `${ctx.name(s)} `, card(ctx, c, true), " "))));
+}
+
+// What the page keeps from the events it has seen (table.js's ctx.memo).
+const TRICKS = 7; // 7 cards a hand, 7 tricks a round (2 players too: KT-13)
+
+export function track(memo, e) {
+  memo.rounds ??= [];
+  memo.current ??= [];
+  switch (e.type) {
+    case "kt.dealt": memo.current = []; memo.round = e.round; memo.trickNo = 0; break;
+    case "kt.played": case "kt.joker_played": {
+      if (!memo.current.length) { if (memo.last) memo.last.open = false; memo.roundOpen = false; }
+      memo.current.push([e.seat, e.type === "kt.played" ? e.card : 40 + e.seat]);
+      break;
+    }
+    case "kt.trick_won": {
+      memo.trickNo = (memo.trickNo || 0) + 1;
+      const plays = memo.current.map(([seat, c]) => ({ seat, card: c }));
+      memo.last = { trick: memo.trickNo, winner: e.seat, open: true, cards: plays };
+      memo.current = [];
+      break;
+    }
+    case "kt.round_ended": memo.rounds.push(e); memo.roundOpen = true; break;
+    default: break;
+  }
+}
+
+// A kept trick's plays with their faces, drawn in this render's ctx.
+function withFaces(last, ctx) {
+  return last && { ...last, plays: last.cards.map((p) => ({ seat: p.seat, card: p.card, faces: [card(ctx, p.card)] })) };
+}
+
+/** "Last trick" and each past round's reveal, one click each (table.js). */
+export function recall(memo, info, ctx) {
+  const last = withFaces(memo.last, ctx);
+  const items = [{ key: "last", label: t("table.last_trick"), title: t("table.last_trick"),
+    body: () => lastTrickBody(ctx, last, (p) => p.card >= 40 ? [card(ctx, p.card)] : [card(ctx, null)]) }];
+  for (const r of memo.rounds || []) {
+    items.push({ key: `round${r.round}`, label: t("kt.round_result", { round: r.round }), title: t("kt.reveal_h", { round: r.round }),
+      body: () => reveal(r, info.view, ctx) });
+  }
+  return items;
 }
 
 const ADJUST = (a) => (a.adjust == null ? "none" : a.adjust.flip ? "flip" : `swap${a.adjust.swap}`);

@@ -1,6 +1,7 @@
 // Tezuma Trick (engines/tezuma_trick/view.py): cards suit*12 + rank, ranks
 // 0-8 the numbers 1-9, 9-11 the suit's Trumps; abilities by snake_case name.
 // The rulebook is English only: other languages use our glossary's names.
+import { grid, completedTrick, lastTrickBody } from "../table-ui.js";
 import { t, tp, gameTitle } from "../i18n.js";
 
 export const TITLE = gameTitle("tezuma-trick");
@@ -60,6 +61,7 @@ export function seatLine(v, seat) {
 
 export function board(v, info, ctx) {
   const { h } = ctx;
+  const memo = ctx.memo || {};
   const out = [h("p", { class: "round" }, t("tt.hand_line", { hand: v.hand_no, hands: v.hands_total, dealer: ctx.name(v.dealer) }) + " · "
     // After a hand's 12th trick the count has moved on (13) until the next deal: say 12.
     + (v.phase === "draft" ? t("tt.the_draft") : t("tt.trick_of", { n: Math.min(v.trick_no, 12) }))
@@ -70,12 +72,64 @@ export function board(v, info, ctx) {
       h("p", {}, t("tt.bids") + " ", v.open_bids.map((b) => bidText(v, b)).join("; ") || t("common.none_left")),
       h("p", {}, t("tt.abilities") + " ", v.open_abilities.map(abilityName).join(", ") || t("common.none_left"))));
   }
-  out.push(h("div", { class: "trick", role: "group", "aria-label": t("common.current_trick") },
-    v.trick.length ? v.trick.map((p) => h("figure", {}, p.cards.length ? p.cards.map((c) => card(ctx, c)) : ctx.cardEl({ name: p.ability === "five_color_sand" ? t("tt.no_card") : t("common.face_down") }),
-      h("figcaption", {}, ctx.name(p.seat), p.ability ? ` · ${abilityName(p.ability)}` : "")))
-      : h("p", { class: "hint" }, t("common.no_card_trick"))));
+  // A won trick stays on the table, its winner marked, until the next card is
+  // led. A view that is ahead of the events seen (the trick won, its event
+  // on its way) keeps the cards seen so far rather than an empty trick.
+  // The events seen may be ahead of the view (it is fetched after them).
+  const ahead = Boolean(info) && memo.version > info.version;
+  const trick = ahead || !v.trick.length ? memo.current || [] : v.trick;
+  if (!trick.length && memo.last && memo.last.open) out.push(completedTrick(ctx, withFaces(memo.last, ctx).plays, memo.last.winner));
+  else {
+    out.push(h("div", { class: "trick", role: "group", "aria-label": t("common.current_trick") },
+      trick.length ? trick.map((p) => h("figure", {}, p.cards.length ? p.cards.map((c) => card(ctx, c)) : ctx.cardEl({ name: p.ability === "five_color_sand" ? t("tt.no_card") : t("common.face_down") }),
+        h("figcaption", {}, ctx.name(p.seat), p.ability ? ` · ${abilityName(p.ability)}` : "")))
+        : h("p", { class: "hint" }, t("common.no_card_trick"))));
+  }
   if (v.egged >= 0) out.push(h("p", {}, t("tt.egged", { name: ctx.name(v.egged) })));
+  // A hand's scores stay until the next hand's first card; every past hand's under its button.
+  if (memo.handOpen && memo.hands.length) out.push(handScores(memo.hands[memo.hands.length - 1], ctx));
   return out;
+}
+
+function handScores(e, ctx) {
+  const { h } = ctx;
+  return h("div", { class: "reveal" }, h("h3", {}, t("tt.hand_scores_h", { hand: e.hand })),
+    grid(null, [t("common.player"), t("tt.col.tricks"), t("tt.col.pain"), t("tt.col.points"), t("common.total")],
+      e.points.map((p, s) => [ctx.name(s), String(e.tricks[s]), String(e.pain[s]), String(p), String(e.totals[s])])));
+}
+
+// What the page keeps from the events it has seen (table.js's ctx.memo).
+export function track(memo, e) {
+  memo.hands ??= [];
+  memo.current ??= [];
+  switch (e.type) {
+    case "tt.hand_dealt": memo.current = []; break;
+    case "tt.played":
+      if (!memo.current.length) { if (memo.last) memo.last.open = false; memo.handOpen = false; }
+      memo.current.push({ seat: e.seat, cards: e.cards, ability: e.ability });
+      break;
+    case "tt.trick_won": memo.last = { trick: e.trick, winner: e.winner, open: true, cards: memo.current }; memo.current = []; break;
+    case "tt.hand_scored": memo.hands.push(e); memo.handOpen = true; break;
+    default: break;
+  }
+}
+
+function faces(ctx, p) {
+  return p.cards.length ? p.cards.map((c) => card(ctx, c)) : [ctx.cardEl({ name: p.ability === "five_color_sand" ? t("tt.no_card") : t("common.face_down") })];
+}
+
+function withFaces(last, ctx) {
+  return last && { ...last, plays: last.cards.map((p) => ({ seat: p.seat, note: p.ability ? abilityName(p.ability) : "", faces: faces(ctx, p), sand: p.ability === "five_color_sand" })) };
+}
+
+/** "Last trick" and each past hand's scores, one click each (table.js). */
+export function recall(memo, info, ctx) {
+  const items = [{ key: "last", label: t("table.last_trick"), title: t("table.last_trick"),
+    body: () => lastTrickBody(ctx, withFaces(memo.last, ctx), (p) => [ctx.cardEl({ name: p.sand ? t("tt.no_card") : t("common.face_down") })]) }];
+  for (const e of memo.hands || []) {
+    items.push({ key: `hand${e.hand}`, label: t("tt.hand_result", { hand: e.hand }), title: t("tt.hand_scores_h", { hand: e.hand }), body: () => handScores(e, ctx) });
+  }
+  return items;
 }
 
 export function moves(v, info, ctx) {
