@@ -168,3 +168,27 @@ def test_tezuma_trick_keeps_the_won_trick_and_the_hand_scores(new_context):
     assert dialog.get_by_role("table").get_by_role("row").count() == 4
     close(dialog)
     assert board.get_by_role("button", name="Last trick").is_visible()
+
+
+def test_cahoots_last_trick_and_scores_by_trick(new_context):
+    page = new_context(viewport={"width": 1280, "height": 900}).new_page()
+    sign_up(page, unique_name("Ana"))
+    new_table(page, "Cahoots", 3, ["random", "random"])
+    page.get_by_role("heading", name="Cahoots").wait_for()
+    moves = page.get_by_role("region", name="Your moves")
+    dialog = open_last_trick(page)
+    dialog.get_by_text("No trick has been completed yet.").wait_for()
+    close(dialog)
+    scores = page.get_by_role("button", name="Scores by trick")
+    play_until(page, moves, lambda: scores.count() > 0)
+    # The scored trick (CH-9: public): each card by the seat that played it, the winning suits, the points.
+    dialog = open_last_trick(page)
+    assert dialog.get_by_text(re.compile(r"^Trick \d+ scored$")).count() == 1
+    assert dialog.get_by_role("list", name="Last trick").get_by_role("listitem").count() >= 3
+    assert dialog.get_by_text(re.compile(r"^Winning suits: ")).count() == 1
+    close(dialog)
+    scores.click()
+    dialog = page.get_by_role("dialog", name="Scores by trick")
+    expect(dialog.get_by_role("columnheader", name="Trick 1")).to_be_visible()
+    assert dialog.get_by_role("row").count() == 4
+    close(dialog)

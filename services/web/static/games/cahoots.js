@@ -54,6 +54,38 @@ export function board(v, info, ctx) {
   return out;
 }
 
+// What the page keeps from the events it has seen (table.js's ctx.memo):
+// every trick's scoring (CH-9: public), for "Scores by trick".
+export function track(memo, e) {
+  memo.scored ??= [];
+  if (e.type === "ch.trick_scored") memo.scored.push(e);
+}
+
+/** "Last trick" (the view's last scored trick, public: CH-9) and every trick's scores, one click each. */
+export function recall(memo, info, ctx) {
+  const { h } = ctx;
+  const v = info.view;
+  const items = [{ key: "last", label: tr("table.last_trick"), title: tr("table.last_trick"), body: () => {
+    const last = v && v.last_trick;
+    if (!last) return [h("p", {}, tr("table.no_last_trick"))];
+    const n = v.scores.length;
+    const kept = new Map(last.choices.map(([c, keep]) => [c, keep]));
+    return [h("p", {}, tr("ch.scored_h", { trick: last.trick })),
+      h("ol", { class: "last-trick", "aria-label": tr("table.last_trick") }, last.cards.map((c, i) => h("li", {},
+        h("span", { class: "faces" }, card(ctx, c)), " ",
+        h("span", {}, ctx.name((last.start + i) % n) + (kept.has(c) ? ` · ${tr(kept.get(c) ? "ch.was_kept" : "ch.was_killed")}` : ""))))),
+      h("p", {}, tr("ch.winning", { suits: suitList(last.winning_suits) || tr("common.none") })),
+      grid(null, [tr("common.player"), tr("ch.points")], last.points.map((p, s) => [ctx.name(s), String(p)]))];
+  } }];
+  const scored = memo.scored || [];
+  if (scored.length) {
+    items.push({ key: "scores", label: tr("ch.scores_by_trick"), title: tr("ch.scores_by_trick"), body: () =>
+      grid(null, [tr("common.player"), ...scored.map((e) => tr("ch.trick_col", { n: e.trick }))],
+        scored[0].points.map((_, s) => [ctx.name(s), ...scored.map((e) => String(e.points[s]))])) });
+  }
+  return items;
+}
+
 // In board(), `t` is the last trick: the glossary's t is reachable as tr.
 const tr = t;
 
