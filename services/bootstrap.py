@@ -65,6 +65,7 @@ from services.infra.leases import Leases
 from services.infra.outages import OUTAGES, POSTGRES, REDIS, quiet_library_outages
 from services.infra.pg import PgTransactions
 from services.infra.pg_accounts import PgAccounts
+from services.infra.pg_agents import PgAgents
 from services.infra.pg_caps import PgCapCounts
 from services.infra.pg_lobby import PgLobby
 from services.infra.pg_quickplay import PgQuickPlay
@@ -184,9 +185,10 @@ async def open_runtime(settings: Settings) -> Runtime:
     # Cached credentials, trusted while their revocation generation holds.
     players = Players(accounts, transactions, Revocations(redis))
     tournaments = TournamentService(pool, store, publisher, games, scheduler)
-    box = SecretBox(await secret_key(pool, settings.secret_key))
-    await seal_plaintext_secrets(pool, box)
-    agents = AgentService(pool, players, settings.agents, box, caps, settings.clock)
+    agent_store = PgAgents(pool)
+    box = SecretBox(await secret_key(agent_store, settings.secret_key))
+    await seal_plaintext_secrets(agent_store, box)
+    agents = AgentService(agent_store, players, transactions, settings.agents, box, caps, settings.clock)
     agent_dispatch = AgentDispatch(agents, scheduler, publisher, settings.agents)
     ratings = PgRatings(pool)
     quick_play = QuickPlay(PgQuickPlay(pool), ratings, games, transactions, settings.quick_play)

@@ -139,7 +139,7 @@ class MemoryAccounts:
         if (player := self._row(player_id)) is not None:
             player.password_hash = password_hash
 
-    async def set_token(self, player_id: str, token_hash: bytes) -> None:
+    async def set_token(self, player_id: str, token_hash: bytes, tx: Any = None) -> None:
         if (player := self._row(player_id)) is not None:
             player.token_hash = token_hash
 

@@ -137,8 +137,8 @@ class PgAccounts:
             "UPDATE players SET password_hash = $2 WHERE player_id = $1::text::uuid", player_id, password_hash
         )
 
-    async def set_token(self, player_id: str, token_hash: bytes) -> None:
-        await self.pool.execute(
+    async def set_token(self, player_id: str, token_hash: bytes, tx: Any = None) -> None:
+        await on(self.pool, tx).execute(
             "UPDATE players SET token_hash = $2 WHERE player_id = $1::text::uuid", player_id, token_hash
         )
 

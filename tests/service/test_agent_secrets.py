@@ -19,6 +19,7 @@ import asyncpg
 import pytest
 
 from services.app.agents.secrets import SecretBox, seal_plaintext_secrets, secret_key
+from services.infra.pg_agents import PgAgents
 from services.kit.signing import verify_request
 from tests.conftest import ServerProcess, WorkerProcess, free_test_port
 from tests.service.agent_harness import AGENT_ENV, register_agent, wait_for
@@ -163,7 +164,7 @@ async def test_secrets_are_stored_sealed_and_plaintext_rows_get_sealed(stack, da
     try:
         row = await pool.fetchrow("SELECT * FROM agents WHERE agent_id = $1::text::uuid", created["agent_id"])
         assert row["secret"] is None and created["secret"] not in row["sealed_secret"]
-        box = SecretBox(await secret_key(pool, None))
+        box = SecretBox(await secret_key(PgAgents(pool), None))
         assert box.open(row["sealed_secret"]) == created["secret"]
 
         # A row as stored before secrets were sealed (plaintext column only).
@@ -182,7 +183,7 @@ async def test_secrets_are_stored_sealed_and_plaintext_rows_get_sealed(stack, da
             f"legacy-{legacy[:8]}",
             ["kabuki-tricks"],
         )
-        await seal_plaintext_secrets(pool, box)
+        await seal_plaintext_secrets(PgAgents(pool), box)
         row = await pool.fetchrow("SELECT * FROM agents WHERE agent_id = $1::text::uuid", legacy)
         assert row["secret"] is None and box.open(row["sealed_secret"]) == "whsec_legacy"
     finally:

@@ -22,12 +22,7 @@ async def enter_tournament(
     agent = await agents.owned(owner, agent_id)
     agents.check_can_play(agent, (await tournaments.load(tournament_id)).state.settings.game)
     loaded = await tournaments.register(Player(agent.agent_id, agent.name, "agent"), tournament_id)
-    await agents.pool.execute(
-        "INSERT INTO agent_entries (agent_id, tournament_id) VALUES ($1::text::uuid, $2::text::uuid)"
-        " ON CONFLICT DO NOTHING",
-        agent.agent_id,
-        tournament_id,
-    )
+    await agents.store.enter(agent.agent_id, tournament_id)
     publisher.publish(Notice(player_stream(agent.agent_id), 0, 0))
     return loaded
 

@@ -21,7 +21,9 @@ from services.app.agents.secrets import SecretBox, new_secret, still_valid
 from services.app.agents.settings import AgentSettings
 from services.app.caps import CapPolicy
 from services.app.errors import BadRequest, Conflict, Forbidden, NotFound, Unprocessable
-from services.app.players import Player, check_name, insert_player, token_hash
+from services.app.players import Player, Players, check_name, insert_player, token_hash
+from services.app.ports.agents import AgentRow, AgentStore, NewAgent, TurnRecord
+from services.app.ports.transactions import Transactions
 from services.app.seatclock import ClockDefaults, SeatClockRules
 
 
@@ -52,32 +54,34 @@ class Agent:
         }
 
 
-def _agent(row, box: SecretBox) -> Agent:
+def _agent(row: AgentRow, box: SecretBox) -> Agent:
     return Agent(
-        str(row["agent_id"]),
-        str(row["owner_id"]),
-        row["name"],
-        tuple(row["games"]),
-        row["mode"],
-        row["endpoint"],
-        box.open(row["sealed_secret"]),
-        row["status"],
-        row["created_at"].timestamp(),
-        box.open(row["previous_sealed_secret"]) if still_valid(row["previous_secret_until"]) else None,
+        row.agent_id,
+        row.owner_id,
+        row.name,
+        tuple(row.games),
+        row.mode,
+        row.endpoint,
+        box.open(row.sealed_secret),
+        row.status,
+        row.created_at.timestamp(),
+        box.open(row.previous_sealed_secret) if still_valid(row.previous_secret_until) else None,
     )
 
 
 class AgentService:
     def __init__(
         self,
-        pool,
-        players,
+        store: AgentStore,
+        players: Players,
+        transactions: Transactions,
         settings: AgentSettings,
         box: SecretBox,
         caps: CapPolicy | None = None,
         clock: ClockDefaults | None = None,
     ) -> None:
-        self.pool = pool
+        self.store = store  # agents, their turns and sparring (services/app/ports/agents.py)
+        self.transactions = transactions
         self.caps = caps or CapPolicy()  # what one account may hold at once (agents, their sparring)
         self.players = players
         self.settings = settings
@@ -119,19 +123,20 @@ class AgentService:
             raise BadRequest("bad_mode", 'send an endpoint (push) or mode: "pull"')
         token = "hm_" + secrets.token_urlsafe(32)
         agent_id = str(uuid.uuid4())
-        async with self.pool.acquire() as conn, conn.transaction():
-            await self.caps.check_agent(conn, owner.player_id)
-            await insert_player(self.players.store, conn, agent_id, name, "agent", token_hash(token))
-            row = await conn.fetchrow(
-                "INSERT INTO agents (agent_id, owner_id, name, games, mode, endpoint, sealed_secret)"
-                " VALUES ($1::text::uuid, $2::text::uuid, $3, $4, $5, $6, $7) RETURNING *",
-                agent_id,
-                owner.player_id,
-                name,
-                list(dict.fromkeys(games)),
-                mode,
-                endpoint,
-                self.box.seal(secret) if secret else None,
+        async with self.transactions.transaction() as tx:
+            await self.caps.check_agent(tx, owner.player_id)
+            await insert_player(self.players.store, tx, agent_id, name, "agent", token_hash(token))
+            row = await self.store.insert_agent(
+                NewAgent(
+                    agent_id,
+                    owner.player_id,
+                    name,
+                    list(dict.fromkeys(games)),
+                    mode,
+                    endpoint,
+                    self.box.seal(secret) if secret else None,
+                ),
+                tx,
             )
         return _agent(row, self.box), token
 
@@ -140,7 +145,7 @@ class AgentService:
             uuid.UUID(agent_id)
         except ValueError:
             return None
-        row = await self.pool.fetchrow("SELECT * FROM agents WHERE agent_id = $1::text::uuid", agent_id)
+        row = await self.store.agent(agent_id)
         return _agent(row, self.box) if row else None
 
     async def owned(self, owner: Player, agent_id: str) -> Agent:
@@ -150,17 +155,13 @@ class AgentService:
         return agent
 
     async def of_owner(self, owner: Player) -> list[Agent]:
-        rows = await self.pool.fetch(
-            "SELECT * FROM agents WHERE owner_id = $1::text::uuid AND status <> 'deleted' ORDER BY created_at",
-            owner.player_id,
-        )
-        return [_agent(r, self.box) for r in rows]
+        return [_agent(r, self.box) for r in await self.store.agents_of(owner.player_id)]
 
     async def set_status(self, owner: Player, agent_id: str, status: str) -> Agent:
         agent = await self.owned(owner, agent_id)
-        row = await self.pool.fetchrow(
-            "UPDATE agents SET status = $2 WHERE agent_id = $1::text::uuid RETURNING *", agent.agent_id, status
-        )
+        row = await self.store.set_status(agent.agent_id, status)
+        if row is None:
+            raise NotFound("agent_not_found", f"you have no agent {agent_id}")
         return _agent(row, self.box)
 
     async def reissue_token(self, owner: Player, agent_id: str) -> str:
@@ -168,9 +169,7 @@ class AgentService:
         process before this returns (Players.revoke)."""
         agent = await self.owned(owner, agent_id)
         token = "hm_" + secrets.token_urlsafe(32)
-        await self.pool.execute(
-            "UPDATE players SET token_hash = $2 WHERE player_id = $1::text::uuid", agent.agent_id, token_hash(token)
-        )
+        await self.players.store.set_token(agent.agent_id, token_hash(token))
         await self.players.revoke(agent.agent_id)
         return token
 
@@ -185,14 +184,7 @@ class AgentService:
         until = datetime.now(UTC) + timedelta(seconds=self.settings.secret_grace_s)
         # A secret this key cannot open (the key changed) has nothing to keep.
         previous = self.box.seal(agent.secret) if agent.secret else None
-        await self.pool.execute(
-            "UPDATE agents SET sealed_secret = $2, previous_sealed_secret = $3, previous_secret_until = $4"
-            " WHERE agent_id = $1::text::uuid",
-            agent.agent_id,
-            self.box.seal(secret),
-            previous,
-            until if previous else None,
-        )
+        await self.store.set_secrets(agent.agent_id, self.box.seal(secret), previous, until if previous else None)
         return secret, until
 
     async def delete(self, owner: Player, agent_id: str) -> None:
@@ -201,13 +193,9 @@ class AgentService:
         and pass to a house bot after the strike limit. Games already played
         keep naming it."""
         agent = await self.owned(owner, agent_id)
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute("UPDATE agents SET status = 'deleted' WHERE agent_id = $1::text::uuid", agent.agent_id)
-            await conn.execute(
-                "UPDATE players SET token_hash = $2 WHERE player_id = $1::text::uuid",
-                agent.agent_id,
-                secrets.token_bytes(32),
-            )
+        async with self.transactions.transaction() as tx:
+            await self.store.set_status(agent.agent_id, "deleted", tx)
+            await self.players.store.set_token(agent.agent_id, secrets.token_bytes(32), tx)
         await self.players.revoke(agent.agent_id)
 
     async def require_active(self, player: Player) -> Agent:
@@ -219,8 +207,7 @@ class AgentService:
     async def mode_of(self, player_id: str) -> str | None:
         """'push' or 'pull' for an agent's player id (cached: it never changes)."""
         if player_id not in self._modes:
-            mode = await self.pool.fetchval("SELECT mode FROM agents WHERE agent_id = $1::text::uuid", player_id)
-            self._modes[player_id] = mode
+            self._modes[player_id] = await self.store.mode(player_id)
         return self._modes[player_id]
 
     def check_can_play(self, agent: Agent, game: str) -> None:
@@ -247,16 +234,11 @@ class AgentService:
 
     async def for_turn(self, agent_id: str, game_id: str, seat: int) -> tuple[Agent | None, int]:
         """The agent and the bank time its seat has used in a game (one query)."""
-        row = await self.pool.fetchrow(
-            "SELECT a.*, (SELECT coalesce(sum(overdraft_ms), 0) FROM agent_turns t"
-            " WHERE t.game_id = $2::text::uuid AND t.seat = $3) AS bank_used"
-            " FROM agents a WHERE a.agent_id = $1::text::uuid",
-            agent_id,
-            game_id,
-            seat,
-        )
-        held = self._held.get((game_id, seat), 0)
-        return (_agent(row, self.box), int(row["bank_used"]) + held) if row else (None, 0)
+        found = await self.store.for_turn(agent_id, game_id, seat)
+        if found is None:
+            return None, 0
+        row, bank_used = found
+        return _agent(row, self.box), bank_used + self._held.get((game_id, seat), 0)
 
     def hold_charge(self, game_id: str, seat: int, ms: int) -> None:
         self._held[(game_id, seat)] = self._held.get((game_id, seat), 0) + ms
@@ -269,58 +251,33 @@ class AgentService:
             self._held.pop((game_id, seat), None)
 
     async def bank_left(self, game_id: str, seat: int, bank_ms: int) -> int:
-        used = await self.pool.fetchval(
-            "SELECT coalesce(sum(overdraft_ms), 0) FROM agent_turns WHERE game_id = $1::text::uuid AND seat = $2",
-            game_id,
-            seat,
-        )
-        return seatclock.bank_left(bank_ms, int(used) + self._held.get((game_id, seat), 0))
+        used = await self.store.bank_used(game_id, seat)
+        return seatclock.bank_left(bank_ms, used + self._held.get((game_id, seat), 0))
 
     async def charge_pull_move(
         self, game_id: str, seat: int, upto_version: int, answered_ms: float, rules: SeatClockRules
     ) -> None:
         """A pull agent moved: its open turn is closed, and the time beyond
         the move's own limit is taken from the seat's bank."""
-        row = await self.pool.fetchrow(
-            "SELECT version, sent_ms FROM agent_turns WHERE game_id = $1::text::uuid AND seat = $2"
-            " AND outcome = 'pending' AND version <= $3 ORDER BY version DESC LIMIT 1",
-            game_id,
-            seat,
-            upto_version,
-        )
-        if row is None:
+        turn = await self.store.open_turn(game_id, seat, upto_version)
+        if turn is None:
             return
         # From the turn's hand-over (sent_ms: a Kabuki masks placer's comes
         # when the stop window ends); a Stop made before it costs nothing.
-        used = max(0, int(answered_ms - row["sent_ms"]))
+        used = max(0, int(answered_ms - turn.sent_ms))
         left = await self.bank_left(game_id, seat, rules.bank_ms)
         await self.close_turn(
-            game_id, row["version"], seat, "ok", used, seatclock.overdraft(used, rules.move_ms, left), answered_ms
+            game_id, turn.version, seat, "ok", used, seatclock.overdraft(used, rules.move_ms, left), answered_ms
         )
 
     async def note_refusal(self, game_id: str, agent_id: str, detail: str) -> None:
         """A pull agent's move was refused: kept on its open turn, so that a
         deadline that follows strikes it as `illegal_action` with this detail."""
-        await self.pool.execute(
-            "UPDATE agent_turns SET detail = $3 WHERE game_id = $1::text::uuid AND agent_id = $2::text::uuid"
-            " AND outcome = 'pending'",
-            game_id,
-            agent_id,
-            detail[:500],
-        )
+        await self.store.note_refusal(game_id, agent_id, detail[:500])
 
     async def open_turn_detail(self, game_id: str, version: int, seat: int) -> str:
         """The refusal noted on a still open turn ('' when none)."""
-        return (
-            await self.pool.fetchval(
-                "SELECT detail FROM agent_turns WHERE game_id = $1::text::uuid AND version = $2 AND seat = $3"
-                " AND outcome = 'pending'",
-                game_id,
-                version,
-                seat,
-            )
-            or ""
-        )
+        return await self.store.open_turn_detail(game_id, version, seat) or ""
 
     async def close_turn(
         self,
@@ -334,18 +291,8 @@ class AgentService:
         detail: str | None = None,
     ) -> None:
         """Settle a turn left open (a pull agent's, or a push call whose worker died)."""
-        await self.pool.execute(
-            "UPDATE agent_turns SET outcome = $4, used_ms = $5, overdraft_ms = $6, answered_ms = $7,"
-            " done_ms = extract(epoch FROM clock_timestamp()) * 1000, detail = coalesce($8, detail)"
-            " WHERE game_id = $1::text::uuid AND version = $2 AND seat = $3 AND outcome = 'pending'",
-            game_id,
-            version,
-            seat,
-            outcome,
-            min(used_ms, 2**31 - 1),
-            overdraft_ms,
-            answered_ms,
-            detail,
+        await self.store.close_turn(
+            game_id, version, seat, outcome, min(used_ms, 2**31 - 1), overdraft_ms, answered_ms, detail
         )
 
     async def record_turn(
@@ -364,16 +311,10 @@ class AgentService:
         detail: str = "",
         answer: str = "",
     ) -> None:
-        # Accounting, not the game's record: no need to wait for the disk
-        # (a crash loses at most the last turns' timings, never a move).
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute("SET LOCAL synchronous_commit TO OFF")
-            await conn.execute(
-                "INSERT INTO agent_turns (game_id, version, seat, agent_id, committed_ms, sent_ms, answered_ms,"
-                " done_ms, used_ms, overdraft_ms, outcome, detail, answer)"
-                " VALUES ($1::text::uuid, $2, $3, $4::text::uuid, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
-                " ON CONFLICT (game_id, version, seat) DO UPDATE SET done_ms = EXCLUDED.done_ms,"
-                " outcome = EXCLUDED.outcome, detail = EXCLUDED.detail, answer = EXCLUDED.answer",
+        # Accounting, not the game's record: the store need not wait for the
+        # disk (a crash loses at most the last turns' timings, never a move).
+        await self.store.record_turn(
+            TurnRecord(
                 game_id,
                 version,
                 seat,
@@ -388,3 +329,4 @@ class AgentService:
                 detail[:500],
                 answer,
             )
+        )

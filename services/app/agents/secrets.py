@@ -16,10 +16,11 @@ import base64
 import secrets
 from datetime import UTC, datetime
 
-import asyncpg
 from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from services.app.ports.agents import AgentStore
 
 # The app_secrets row holding the key material when HANAMICHI_SECRET_KEY is unset.
 KEY_ROW = "agent_secrets"
@@ -52,33 +53,23 @@ class SecretBox:
             return None
 
 
-async def secret_key(pool: asyncpg.Pool, configured: str | None) -> bytes:
+async def secret_key(store: AgentStore, configured: str | None) -> bytes:
     """HANAMICHI_SECRET_KEY, else key material drawn by the first process and
     shared through PostgreSQL, so that every API process and worker opens
     what another sealed."""
     if configured:
         return configured.encode()
-    await pool.execute(
-        "INSERT INTO app_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
-        KEY_ROW,
-        secrets.token_bytes(32),
-    )
-    return await pool.fetchval("SELECT value FROM app_secrets WHERE name = $1", KEY_ROW)
+    return await store.shared_secret(KEY_ROW, secrets.token_bytes(32))
 
 
-async def seal_plaintext_secrets(pool: asyncpg.Pool, box: SecretBox) -> int:
+async def seal_plaintext_secrets(store: AgentStore, box: SecretBox) -> int:
     """Migration 012's data step, run by every process at start (a SQL file
     cannot, it has no key): each secret still stored in plaintext is sealed
     and the plaintext cleared. Idempotent, and safe when processes race (a row
     is only taken from the plaintext it was read with)."""
-    rows = await pool.fetch("SELECT agent_id, secret FROM agents WHERE secret IS NOT NULL")
-    for row in rows:
-        await pool.execute(
-            "UPDATE agents SET sealed_secret = $3, secret = NULL WHERE agent_id = $1 AND secret = $2",
-            row["agent_id"],
-            row["secret"],
-            box.seal(row["secret"]),
-        )
+    rows = await store.plaintext_secrets()
+    for agent_id, plaintext in rows:
+        await store.seal_secret(agent_id, plaintext, box.seal(plaintext))
     return len(rows)
 
 

@@ -9,8 +9,6 @@ import hashlib
 import secrets
 import uuid
 
-import msgspec
-
 from engines.core import OptionsError
 from engines.registry import get_game
 from services.app.agents.registry import Agent, AgentService
@@ -18,6 +16,7 @@ from services.app.agents.sparring_report import build as build_report
 from services.app.errors import BadRequest, NotFound, Unprocessable
 from services.app.games.service import GameService
 from services.app.games.tables import SeatHolder
+from services.app.ports.agents import NewSparring
 
 MAX_GAMES = 50
 MAX_SEED = 2**62 - 1  # the range of the seeds the server draws
@@ -31,8 +30,7 @@ def deal_seed(series_seed: int, index: int) -> int:
 
 
 class Sparring:
-    def __init__(self, pool, games: GameService, agents: AgentService) -> None:
-        self.pool = pool
+    def __init__(self, games: GameService, agents: AgentService) -> None:
         self.games = games
         self.agents = agents
 
@@ -76,18 +74,10 @@ class Sparring:
             "options": options,
             "time_control": time_control,
         }
-        async with self.pool.acquire() as conn, conn.transaction():
-            await self.agents.caps.check_sparring(conn, agent.owner_id)
-            await conn.execute(
-                "INSERT INTO sparring (sparring_id, agent_id, game, game_ids, seats, settings, bot_game_ids)"
-                " VALUES ($1::text::uuid, $2::text::uuid, $3, $4::text[]::uuid[], $5, $6::jsonb, $7::text[]::uuid[])",
-                sparring_id,
-                agent.agent_id,
-                game,
-                game_ids,
-                seats,
-                msgspec.json.encode(settings).decode(),
-                bot_game_ids,
+        async with self.agents.transactions.transaction() as tx:
+            await self.agents.caps.check_sparring(tx, agent.owner_id)
+            await self.agents.store.insert_sparring(
+                NewSparring(sparring_id, agent.agent_id, game, game_ids, seats, settings, bot_game_ids), tx
             )
         for i, (game_id, seat) in enumerate(zip(game_ids, seats, strict=True)):
             game_seed = deal_seed(seed, i) if seed is not None else secrets.randbits(62)
@@ -111,14 +101,7 @@ class Sparring:
             uuid.UUID(sparring_id)
         except ValueError:
             raise NotFound("sparring_not_found", f"there is no sparring {sparring_id}") from None
-        row = await self.pool.fetchrow(
-            "SELECT sparring_id::text AS sparring_id, game, game_ids::text[] AS game_ids, seats, settings::text AS"
-            " settings,"
-            " bot_game_ids::text[] AS bot_game_ids FROM sparring"
-            " WHERE sparring_id = $1::text::uuid AND agent_id = $2::text::uuid",
-            sparring_id,
-            agent.agent_id,
-        )
+        row = await self.agents.store.sparring(sparring_id, agent.agent_id)
         if row is None:
             raise NotFound("sparring_not_found", f"there is no sparring {sparring_id}")
-        return await build_report(self.pool, self.games, agent.agent_id, row)
+        return await build_report(self.agents.store, self.games, agent.agent_id, row)

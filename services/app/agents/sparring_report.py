@@ -11,10 +11,9 @@ import math
 import statistics
 from collections import Counter
 
-import msgspec
-
 from services.app.games.events import MovePlayedForSeat, SeatHandedToBot
 from services.app.games.service import GameService, result_shown
+from services.app.ports.agents import AgentStore, SparringRow
 from services.infra import keys as K
 
 # Upper bounds (ms) of the answer-time histogram's buckets; a last bucket
@@ -125,23 +124,13 @@ async def game_entry(games: GameService, game_id: str, seat: int) -> dict:
     return entry
 
 
-async def own_moves(pool, game_ids: list[str], seats: list[int]) -> dict:
+async def own_moves(store: AgentStore, game_ids: list[str], seats: list[int]) -> dict:
     """Moves in the agent's seat by who made them, from their command ids:
     `auto:` the default move of a strike, `bot:` the house bot that took the
     seat over, anything else the agent's own (push `agent:`, pull its own ids)."""
-    rows = await pool.fetch(
-        "SELECT c.command_id FROM commands c JOIN unnest($1::text[], $2::int[]) AS u(g, s)"
-        " ON c.stream_id = u.g AND c.seat = u.s",
-        game_ids,
-        seats,
-    )
     kinds = Counter(
-        "default"
-        if r["command_id"].startswith("auto:")
-        else "house_bot"
-        if r["command_id"].startswith(K.BOT_PREFIX)
-        else "own"
-        for r in rows
+        "default" if command_id.startswith("auto:") else "house_bot" if command_id.startswith(K.BOT_PREFIX) else "own"
+        for command_id in await store.command_ids(game_ids, seats)
     )
     total = sum(kinds.values())
     return {
@@ -152,10 +141,10 @@ async def own_moves(pool, game_ids: list[str], seats: list[int]) -> dict:
     }
 
 
-async def build(pool, games: GameService, agent_id: str, row) -> dict:
+async def build(store: AgentStore, games: GameService, agent_id: str, row: SparringRow) -> dict:
     """The report of one `sparring` row (already checked to be the agent's)."""
-    game_ids, seats = list(row["game_ids"]), list(row["seats"])
-    bot_ids = list(row["bot_game_ids"] or [])
+    game_ids, seats = list(row.game_ids), list(row.seats)
+    bot_ids = list(row.bot_game_ids or [])
     reasons: Counter[str] = Counter()
     results, scores, places, handed, differences = [], [], [], 0, []
     for i, (game_id, seat) in enumerate(zip(game_ids, seats, strict=True)):
@@ -174,20 +163,14 @@ async def build(pool, games: GameService, agent_id: str, row) -> dict:
                 entry["difference"] = entry["score"] - twin["score"]
                 differences.append(entry["difference"])
         results.append(entry)
-    turns = await pool.fetch(
-        "SELECT answered_ms - sent_ms AS answer_ms FROM agent_turns"
-        " WHERE game_id = ANY($1::text[]::uuid[]) AND agent_id = $2::text::uuid AND answered_ms IS NOT NULL",
-        game_ids,
-        agent_id,
-    )
-    answer_ms = [t["answer_ms"] for t in turns]
+    answer_ms = await store.answer_times(game_ids, agent_id)
     finished = sum(1 for r in results if r["status"] == "finished")
     twins_done = all(r["house_bot"]["status"] == "finished" for r in results) if bot_ids else True
     report = {
-        "sparring_id": row["sparring_id"],
+        "sparring_id": row.sparring_id,
         "agent_id": agent_id,
-        "game": row["game"],
-        "settings": msgspec.json.decode(row["settings"]),
+        "game": row.game,
+        "settings": row.settings,
         "status": "done" if finished == len(results) and twins_done else "running",
         "games": len(results),
         "finished": finished,
@@ -201,7 +184,7 @@ async def build(pool, games: GameService, agent_id: str, row) -> dict:
             "p99": percentile(answer_ms, 0.99),
             "histogram": histogram(answer_ms),
         },
-        "moves": await own_moves(pool, game_ids, seats),
+        "moves": await own_moves(store, game_ids, seats),
         "results": results,
     }
     if bot_ids:

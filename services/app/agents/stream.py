@@ -25,8 +25,7 @@ class AgentEvents:
     is level-triggered: a (re)connection first announces every game in
     progress (and the turn, when it is the agent's), then what changes."""
 
-    def __init__(self, pool, games: GameService, hub: Hub, agents: AgentService, agent: Agent) -> None:
-        self.pool = pool
+    def __init__(self, games: GameService, hub: Hub, agents: AgentService, agent: Agent) -> None:
         self.agent = agent
         self.games = games
         self.hub = hub
@@ -85,43 +84,27 @@ class AgentEvents:
                 self.drop(stream_id)
 
     async def _scan(self) -> list[tuple[str, dict]]:
-        pool = self.pool
-        rows = await pool.fetch(
-            "SELECT g.game_id::text AS game_id, s.seat FROM seats s JOIN games g ON g.game_id = s.game_id"
-            " WHERE s.player_id = $1::text::uuid AND g.status IN ('open', 'playing')",
-            self.agent.agent_id,
-        )
+        store = self.agents.store
         out = []
-        for row in rows:
-            if row["game_id"] not in self.known and row["game_id"] not in self.ended:
-                self.known[row["game_id"]] = {
-                    "seat": row["seat"],
+        for game_id, seat in await store.live_seats(self.agent.agent_id):
+            if game_id not in self.known and game_id not in self.ended:
+                self.known[game_id] = {
+                    "seat": seat,
                     "started": False,
                     "turn": None,
                     "handed": False,
                     "ended": False,
                 }
-                self.follow(row["game_id"])
+                self.follow(game_id)
         for game_id in list(self.known):
             out.extend(await self._check(game_id, 0))
-        invites = await pool.fetch(
-            "SELECT t.tournament_id::text AS id, t.game, t.status, extract(epoch FROM t.start_at) * 1000 AS start_ms"
-            " FROM agent_entries e JOIN tournaments t ON t.tournament_id = e.tournament_id"
-            " WHERE e.agent_id = $1::text::uuid AND t.status IN ('registering', 'running')",
-            self.agent.agent_id,
-        )
-        for r in invites:
-            if r["id"] not in self.invited:
-                self.invited.add(r["id"])
+        for r in await store.invitations(self.agent.agent_id):
+            if r.tournament_id not in self.invited:
+                self.invited.add(r.tournament_id)
                 out.append(
                     (
                         "invitation",
-                        {
-                            "tournament_id": r["id"],
-                            "game": r["game"],
-                            "status": r["status"],
-                            "start_ms": int(r["start_ms"]),
-                        },
+                        {"tournament_id": r.tournament_id, "game": r.game, "status": r.status, "start_ms": r.start_ms},
                     )
                 )
         return out

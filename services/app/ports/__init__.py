@@ -24,6 +24,7 @@ from services.app.ports.accounts import (
     ScrubbedPlayer,
     SessionRecord,
 )
+from services.app.ports.agents import AgentStore
 from services.app.ports.caps import CapCounts
 from services.app.ports.events import Commands, EventLog, StoredEvent, VersionConflict
 from services.app.ports.lobby import (
@@ -52,6 +53,7 @@ __all__ = [
     "PlayerRecord",
     "ScrubbedPlayer",
     "SessionRecord",
+    "AgentStore",
     "Lobby",
     "NewTable",
     "PlayerGameRow",

@@ -119,7 +119,7 @@ async def rotate_agent_secret(state: State, agent_id: str, caller: Player) -> Ag
 
 
 def _sparring(state: State) -> Sparring:
-    return Sparring(state.pool, state.games, _agents(state))
+    return Sparring(state.games, _agents(state))
 
 
 @post("/api/v1/agents/{agent_id:str}/sparring", status_code=201)
@@ -163,7 +163,7 @@ async def leave_tournament(state: State, agent_id: str, tournament_id: str, call
 @get("/api/v1/agents/me/stream")
 async def agent_stream(state: State, caller: Player) -> ServerSentEvent:
     agent = await _agents(state).require_active(caller)
-    events = AgentEvents(state.pool, state.games, state.hub, _agents(state), agent).run()
+    events = AgentEvents(state.games, state.hub, _agents(state), agent).run()
     return ServerSentEvent(
         metrics.sse_stream("agent", _messages(events)), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     )

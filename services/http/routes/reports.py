@@ -27,13 +27,13 @@ async def agent_turns(
     times sent and answered, bank left, outcome, detail and the answer's
     first 200 bytes. Page on with `before=<next_before>`."""
     agent = await state.runtime.agents.owned(caller, agent_id)
-    return await AgentReports(state.pool, state.runtime.agents).turns(agent, game_id, limit, before)
+    return await AgentReports(state.runtime.agents).turns(agent, game_id, limit, before)
 
 
 @get("/api/v1/agents/{agent_id:str}/sparring")
 async def list_sparring(state: State, agent_id: str, caller: Player) -> list[dict]:
     agent = await state.runtime.agents.owned(caller, agent_id)
-    return await AgentReports(state.pool, state.runtime.agents).sparring_series(agent)
+    return await AgentReports(state.runtime.agents).sparring_series(agent)
 
 
 ROUTES = [agent_turns, list_sparring]
