@@ -70,6 +70,7 @@ from services.infra.pg_caps import PgCapCounts
 from services.infra.pg_lobby import PgLobby
 from services.infra.pg_quickplay import PgQuickPlay
 from services.infra.pg_ratings import PgRatings
+from services.infra.pg_tournaments import PgTournaments
 from services.infra.redis_signin import RedisSignInCounters
 from services.infra.revocations import Revocations
 from services.infra.scheduler import Scheduler
@@ -184,7 +185,7 @@ async def open_runtime(settings: Settings) -> Runtime:
     timers = Timers(games, bots_asked=bots.asked)  # KM-5a: a timer waits for the bots' chance
     # Cached credentials, trusted while their revocation generation holds.
     players = Players(accounts, transactions, Revocations(redis))
-    tournaments = TournamentService(pool, store, publisher, games, scheduler)
+    tournaments = TournamentService(PgTournaments(pool), store, publisher, games, scheduler, transactions, accounts)
     agent_store = PgAgents(pool)
     box = SecretBox(await secret_key(agent_store, settings.secret_key))
     await seal_plaintext_secrets(agent_store, box)

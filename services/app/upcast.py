@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol, cast
+from typing import Any
 
 import msgspec
 
@@ -81,30 +81,15 @@ def _ids(value: Any, found: set[str]) -> set[str]:
     return found
 
 
-class _Pool(Protocol):
-    """Transitional: services/app/tournaments/following.py hands its
-    service's pool still, not the `PlayerNames` port."""
-
-    def acquire(self) -> Any: ...
-
-
-async def current_names(names: PlayerNames | _Pool, ids: Iterable[str]) -> dict[str, str]:
+async def current_names(names: PlayerNames, ids: Iterable[str]) -> dict[str, str]:
     """player id -> name now (a deleted player's is its pseudonym)."""
     wanted = sorted(set(ids))
     if not wanted:
         return {}
-    return await _port(names).current_names(wanted)
+    return await names.current_names(wanted)
 
 
-async def with_current_names(names: PlayerNames | _Pool, value: Any) -> Any:
+async def with_current_names(names: PlayerNames, value: Any) -> Any:
     """`value` (a read's builtins) with the names of the players it names
     joined from the players table now."""
     return renamed(value, await current_names(names, _ids(value, set())))
-
-
-def _port(names: PlayerNames | _Pool) -> PlayerNames:
-    if hasattr(names, "current_names"):
-        return cast(PlayerNames, names)
-    from services.infra.pg_accounts import PgAccounts  # the players' rows, until following.py passes the port
-
-    return PgAccounts(cast(Any, names))

@@ -40,6 +40,7 @@ from services.app.ports.lobby import (
 from services.app.ports.names import PlayerNames
 from services.app.ports.ratings import FinishedRow, RatingChange, RatingRow, RatingStore
 from services.app.ports.signin import AttemptCounts, SignInCounters
+from services.app.ports.tournaments import TournamentStore
 from services.app.ports.transactions import Transactions
 
 __all__ = [
@@ -73,6 +74,7 @@ __all__ = [
     "EventLog",
     "SignInCounters",
     "StoredEvent",
+    "TournamentStore",
     "Transactions",
     "VersionConflict",
 ]

@@ -68,7 +68,7 @@ async def _events(service: TournamentService, hub, tournament_id: str, sent: int
             current = await service.load(tournament_id)
             for item in service.public_events(current, sent):
                 sent = item["version"]
-                yield await with_current_names(service.pool, item)
+                yield await with_current_names(service.names, item)
             if current.state.status in _DONE:
                 yield Ended(current.state.status, sent)
                 return

@@ -1,34 +1,26 @@
 """A tournament's rounds at the game tables: creating and starting each
-round's tables, recording a finished table's result into the tournament
-stream, and the sweep that picks all of it up again after a worker was
-killed. Part of TournamentService (services/app/tournaments/service.py); the
-copy of the tournament loaded for one piece of work is passed along, so a
-result reads the tournament stream once."""
+round's tables and recording a finished table's result into the tournament
+stream. A part of TournamentService (services/app/tournaments/service.py),
+which also runs the sweep that calls these again after a worker was killed;
+the copy of the tournament loaded for one piece of work is passed along, so
+a result reads the tournament stream once."""
 
 from __future__ import annotations
 
-import logging
 import uuid
-from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 import engines.tournament as tn
 from services.app.games.events import GameFinished
 from services.app.games.queries import finished_record
+from services.app.games.service import GameService, now_ms
 from services.app.games.tables import SeatHolder
+from services.app.ports.jobs import Jobs
+from services.app.ports.tournaments import TournamentStore
+from services.app.tournaments.copies import Loaded, TournamentCopies
 from services.infra import keys as K
 from services.infra.background import spawn
-from services.infra.outages import OUTAGES
-
-if TYPE_CHECKING:
-    from asyncpg import Pool
-
-    from services.app.games.service import GameService
-    from services.app.tournaments.service import Loaded
-    from services.infra.scheduler import Scheduler
-
-log = logging.getLogger("hanamichi.tournaments")
 
 # Tables of one tournament get ids derived from (tournament, round, table),
 # so creating a round twice finds the same games.
@@ -40,22 +32,13 @@ def table_game_id(tournament_id: str, round_no: int, table_no: int) -> str:
 
 
 class Rounds:
-    """TournamentService's work at the tables (a mixin: the state is TournamentService's)."""
+    """The tournament's work at its tables."""
 
-    # What the mixin uses of its host, TournamentService.
-    pool: Pool
-    games: GameService
-    scheduler: Scheduler
-
-    if TYPE_CHECKING:
-
-        async def load(self, tournament_id: str) -> Loaded: ...
-
-        async def start(self, tournament_id: str) -> list: ...
-
-        async def command(
-            self, tournament_id: str, command: Any, now: int | None = None, loaded: Loaded | None = None
-        ) -> list: ...
+    def __init__(self, copies: TournamentCopies, rows: TournamentStore, games: GameService, jobs: Jobs) -> None:
+        self.copies = copies
+        self.rows = rows
+        self.games = games
+        self.jobs = jobs
 
     async def ensure_tables(self, loaded: Loaded) -> int:
         """Create (idempotently) and start every table of the current round."""
@@ -67,13 +50,9 @@ class Rounds:
         # Entrants' names as they are now (events carry none); an entrant
         # whose account was deleted plays its later rounds as a house bot
         # (services/app/deletion.py): no table waits for them.
-        rows = await self.pool.fetch(
-            "SELECT player_id::text AS id, name, deleted_at IS NOT NULL AS gone FROM players"
-            " WHERE player_id::text = ANY($1::text[])",
-            [e.id for e in state.entrants if e.kind != "bot"],
-        )
-        names = {r["id"]: r["name"] for r in rows}
-        gone = {r["id"] for r in rows if r["gone"]}
+        rows = await self.rows.entrant_names([e.id for e in state.entrants if e.kind != "bot"])
+        names = {r.player_id: r.name for r in rows}
+        gone = {r.player_id for r in rows if r.gone}
         created = 0
         for table in state.tables:
             if state.finished_result(state.round, table.table) is not None:
@@ -103,14 +82,14 @@ class Rounds:
             # A table that ended before this process knew of it still counts.
             finished = await self.games.tables.get(game_id)
             if finished.over:
-                await self.scheduler.enqueue(K.JOB_RECORD_TABLE, game_id, job_id=K.record_job_id(game_id))
+                await self.jobs.enqueue(K.JOB_RECORD_TABLE, game_id, job_id=K.record_job_id(game_id))
         return created
 
     def on_game_commit(self, table, events: list) -> None:
         if table.tournament_id is None:
             return
         if any(isinstance(e, GameFinished) for e in events):
-            spawn(self.scheduler.enqueue(K.JOB_RECORD_TABLE, table.game_id, job_id=K.record_job_id(table.game_id)))
+            spawn(self.jobs.enqueue(K.JOB_RECORD_TABLE, table.game_id, job_id=K.record_job_id(table.game_id)))
 
     async def record_table(self, game_id: str, loaded: Loaded | None = None) -> list:
         """A finished tournament game's result into the tournament stream (a
@@ -122,7 +101,7 @@ class Rounds:
         finished = finished_record(table)
         assert finished is not None  # the table is over
         if loaded is None or loaded.tournament_id != table.tournament_id:
-            loaded = await self.load(table.tournament_id)
+            loaded = await self.copies.load(table.tournament_id)
         where = next(
             (
                 (t.table)
@@ -134,7 +113,7 @@ class Rounds:
         if where is None:
             return []  # a game of an earlier round, recorded already
         result = finished.result
-        return await self.command(
+        return await self.copies.command(
             table.tournament_id,
             tn.RecordResult(
                 round=loaded.state.round,
@@ -144,36 +123,6 @@ class Rounds:
                 scores=tuple(float(s) for s in result.scores),
                 forfeited=tuple(finished.forfeited),
             ),
+            now_ms(),
             loaded=loaded,
         )
-
-    async def reconcile(self) -> dict[str, int]:
-        """The sweep a worker runs at start and every few seconds: starts
-        what is due, recreates missing tables, records finished ones. After a
-        worker was killed, this is what picks the tournaments up again."""
-        counts = {"started": 0, "recorded": 0}
-        due = await self.pool.fetch(
-            "SELECT tournament_id::text AS id FROM tournaments WHERE status = 'registering' AND start_at <= now()"
-        )
-        for row in due:
-            try:
-                if await self.start(row["id"]):
-                    counts["started"] += 1
-            except Exception as exc:
-                if not OUTAGES.failed(exc, "tournament starts; the reconcile sweep retries"):
-                    log.warning("start of %s failed: %s", row["id"], exc)
-        running = await self.pool.fetch("SELECT tournament_id::text AS id FROM tournaments WHERE status = 'running'")
-        for row in running:
-            try:
-                loaded = await self.load(row["id"])  # once: every step below shares this copy
-                await self.ensure_tables(loaded)
-                rows = await self.pool.fetch(
-                    "SELECT game_id::text AS id FROM games WHERE tournament_id = $1 AND status = 'finished'", row["id"]
-                )
-                for game in rows:
-                    if await self.record_table(game["id"], loaded):
-                        counts["recorded"] += 1
-            except Exception as exc:
-                if not OUTAGES.failed(exc, "tournament reconcile; the sweep retries"):
-                    log.warning("reconcile of %s failed: %s", row["id"], exc)
-        return counts

@@ -1,18 +1,15 @@
 """Tournaments: each is a stream folded by the pure engine in
-engines.tournament; this service decides on its copy through the command
-kernel (services/app/kernel.py: append with the expected version, catch up
-and decide again after a conflict, publish) and carries out what the events
-ask for (creating a round's tables, scheduling the start). A copy loaded for
-one piece of work is passed along (`loaded=`): recording a table's result
-reads the tournament stream once."""
+engines.tournament (services/app/tournaments/copies.py keeps the copies and
+decides through the command kernel); this service carries out what the
+events ask for (a round's tables, the start, the embargo's end, the row a
+listing reads) and runs the sweep that picks it all up again after a worker
+was killed. Its parts: TournamentCopies and Rounds (rounds.py)."""
 
 from __future__ import annotations
 
-import asyncio
+import logging
 import secrets
 import uuid
-from dataclasses import dataclass, field
-from typing import Any
 
 import msgspec
 
@@ -22,71 +19,45 @@ from engines.registry import get_game
 from services.app.errors import SEED_REFUSED, BadRequest, Conflict, NotFound, Unprocessable
 from services.app.games import embargo
 from services.app.games.service import GameService, now_ms
-from services.app.kernel import Decision, Kernel
 from services.app.players import Player
+from services.app.ports import EventLog, PlayerNames, Transactions
+from services.app.ports.jobs import Jobs
+from services.app.ports.notices import Notices
+from services.app.ports.tournaments import NewTournament, TournamentStore
+from services.app.tournaments.copies import Loaded, TournamentCopies
 from services.app.tournaments.rounds import Rounds, table_game_id
 from services.infra import keys as K
-from services.infra.eventstore import EventStore
-from services.infra.fanout import Publisher
-from services.infra.scheduler import Scheduler
+from services.infra.outages import OUTAGES
 
-_decoder = msgspec.json.Decoder(tn.AnyEvent)
+__all__ = ["Loaded", "TournamentService"]
 
-
-@dataclass
-class Loaded:
-    tournament_id: str
-    version: int = 0
-    state: Any = None
-    events: list = field(default_factory=list)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-    @property
-    def stream_id(self) -> str:
-        return self.tournament_id
-
-    def apply(self, first: int, events: list) -> None:
-        """Fold in events from version `first`, skipping any a concurrent
-        reader already brought in from PostgreSQL."""
-        for version, event in enumerate(events, start=first):
-            if version == self.version + 1:
-                self.state = tn.evolve(self.state, event)
-                self.events.append(event)
-                self.version = version
-
-    def fold_in(self, first: int, decision: Decision) -> None:
-        self.apply(first, decision.events)  # the kernel's call, after a commit of this process
+log = logging.getLogger("hanamichi.tournaments")
 
 
-class TournamentService(Rounds):
-    def __init__(self, pool, store: EventStore, publisher: Publisher, games: GameService, scheduler: Scheduler) -> None:
-        self.pool = pool
+class TournamentService:
+    def __init__(
+        self,
+        rows: TournamentStore,
+        store: EventLog,
+        notices: Notices,
+        games: GameService,
+        jobs: Jobs,
+        transactions: Transactions,
+        names: PlayerNames,
+    ) -> None:
+        self.rows = rows
         self.store = store
-        self.publisher = publisher
         self.games = games
-        self.scheduler = scheduler
-        self.kernel = Kernel(store, publisher)
-        self._loaded: dict[str, Loaded] = {}
-
-    # --- loading -----------------------------------------------------------------
-
-    async def load(self, tournament_id: str) -> Loaded:
-        loaded = self._loaded.get(tournament_id)
-        if loaded is None:
-            try:
-                uuid.UUID(tournament_id)
-            except ValueError:
-                raise NotFound("tournament_not_found", f"there is no tournament {tournament_id}") from None
-            loaded = self._loaded.setdefault(tournament_id, Loaded(tournament_id))
-        await self._refresh(loaded)
-        if loaded.state is None:
-            raise NotFound("tournament_not_found", f"there is no tournament {tournament_id}")
-        return loaded
-
-    async def _refresh(self, loaded: Loaded) -> None:
-        stored = await self.store.read(loaded.tournament_id, after=loaded.version)
-        if stored:
-            loaded.apply(stored[0].version, [_decoder.decode(s.data) for s in stored])
+        self.jobs = jobs
+        self.transactions = transactions
+        self.names = names  # entrants' names now, joined into what is read (services/app/upcast.py)
+        self.copies = TournamentCopies(store, notices)
+        self.rounds = Rounds(self.copies, rows, games, jobs)
+        self.copies.after.append(self._after)
+        self.load = self.copies.load
+        self.record_table = self.rounds.record_table
+        self.ensure_tables = self.rounds.ensure_tables
+        self.on_game_commit = self.rounds.on_game_commit
 
     # --- commands ------------------------------------------------------------------
 
@@ -107,15 +78,11 @@ class TournamentService(Rounds):
         except msgspec.ValidationError as err:
             raise BadRequest("bad_settings", str(err)) from None
         tournament_id = str(uuid.uuid4())
-        async with self.pool.acquire() as conn, conn.transaction():
-            await self.store.create_stream(tournament_id, "tournament", conn)
-            await conn.execute(
-                "INSERT INTO tournaments (tournament_id, game, start_at, created_by)"
-                " VALUES ($1::text::uuid, $2, to_timestamp($3 / 1000.0), $4::text::uuid)",
-                tournament_id,
-                settings.game,
-                settings.start_ms,
-                player.player_id if player else None,
+        async with self.transactions.transaction() as tx:
+            await self.store.create_stream(tournament_id, "tournament", tx)
+            await self.rows.insert_tournament(
+                NewTournament(tournament_id, settings.game, settings.start_ms, player.player_id if player else None),
+                tx,
             )
         await self.command(tournament_id, tn.Create(settings=settings), now)
         await self.schedule_start(tournament_id, settings.start_ms)
@@ -123,18 +90,10 @@ class TournamentService(Rounds):
 
     async def listing(self, status: str | None) -> list[dict]:
         """The newest 200 tournaments, of one status or all."""
-        rows = await self.pool.fetch(
-            "SELECT tournament_id::text AS id, game, status, extract(epoch FROM start_at) * 1000 AS start_ms"
-            " FROM tournaments WHERE ($1::text IS NULL OR status = $1) ORDER BY start_at DESC LIMIT 200",
-            status,
-        )
-        return [
-            {"tournament_id": r["id"], "game": r["game"], "status": r["status"], "start_ms": int(r["start_ms"])}
-            for r in rows
-        ]
+        return [msgspec.to_builtins(row) for row in await self.rows.listing(status)]
 
     async def schedule_start(self, tournament_id: str, start_ms: int) -> None:
-        await self.scheduler.enqueue(
+        await self.jobs.enqueue(
             K.JOB_START_TOURNAMENT,
             tournament_id,
             job_id=K.start_job_id(tournament_id),
@@ -174,32 +133,8 @@ class TournamentService(Rounds):
         return events
 
     async def command(self, tournament_id: str, command, now: int | None = None, loaded: Loaded | None = None) -> list:
-        """Decide and append one command; returns the events it wrote.
-        `loaded`: the caller's copy, current as far as it knows (not read
-        again; a copy left behind by another process costs one conflict)."""
-        now = now_ms() if now is None else now
-        if loaded is None:
-            loaded = self._loaded.setdefault(tournament_id, Loaded(tournament_id))
-            await self._refresh(loaded)
-
-        async def decide() -> Decision:
-            if loaded.state is None and not isinstance(command, tn.Create):
-                self._loaded.pop(tournament_id, None)
-                raise NotFound("tournament_not_found", f"there is no tournament {tournament_id}")
-            return Decision(tn.decide(loaded.state, command, now))
-
-        decision = await self.kernel.run(
-            loaded,
-            decide,
-            catch_up=lambda: self._refresh(loaded),
-            attempts=5,
-            moved_on=lambda: Conflict("version_conflict", "the tournament moved on; try again"),
-        )
-        assert decision is not None  # only a run that gives way ends without a decision
-        if not decision.events:
-            return []
-        await self._after(loaded, decision.events)
-        return decision.events
+        """Decide and append one command; returns the events it wrote."""
+        return await self.copies.command(tournament_id, command, now_ms() if now is None else now, loaded)
 
     async def _after(self, loaded: Loaded, events: list) -> None:
         tournament_id = loaded.tournament_id
@@ -209,11 +144,9 @@ class TournamentService(Rounds):
                 # Every table that held a deal has finished (or the tournament
                 # was called off): their logs may be shown, and the ratings
                 # projection, which waits at an embargoed result, moves on.
-                await self.pool.execute(
-                    "UPDATE games SET embargoed = false WHERE tournament_id = $1 AND embargoed", tournament_id
-                )
+                await self.games.lobby.lift_embargo(tournament_id)
             if isinstance(event, tn.RoundPaired):
-                await self.ensure_tables(loaded)
+                await self.rounds.ensure_tables(loaded)
             if isinstance(event, tn.Started):
                 status = "running"
             elif isinstance(event, tn.Finished):
@@ -221,9 +154,31 @@ class TournamentService(Rounds):
             elif isinstance(event, tn.Cancelled):
                 status = "cancelled"
         if status:
-            await self.pool.execute(
-                "UPDATE tournaments SET status = $2 WHERE tournament_id = $1::text::uuid", tournament_id, status
-            )
+            await self.rows.set_status(tournament_id, status)
+
+    async def reconcile(self) -> dict[str, int]:
+        """The sweep a worker runs at start and every few seconds: starts
+        what is due, recreates missing tables, records finished ones. After a
+        worker was killed, this is what picks the tournaments up again."""
+        counts = {"started": 0, "recorded": 0}
+        for tournament_id in await self.rows.due_to_start():
+            try:
+                if await self.start(tournament_id):
+                    counts["started"] += 1
+            except Exception as exc:
+                if not OUTAGES.failed(exc, "tournament starts; the reconcile sweep retries"):
+                    log.warning("start of %s failed: %s", tournament_id, exc)
+        for tournament_id in await self.rows.running():
+            try:
+                loaded = await self.load(tournament_id)  # once: every step below shares this copy
+                await self.rounds.ensure_tables(loaded)
+                for game_id in await self.rows.finished_tables(tournament_id):
+                    if await self.rounds.record_table(game_id, loaded):
+                        counts["recorded"] += 1
+            except Exception as exc:
+                if not OUTAGES.failed(exc, "tournament reconcile; the sweep retries"):
+                    log.warning("reconcile of %s failed: %s", tournament_id, exc)
+        return counts
 
     # --- reading ----------------------------------------------------------------------
 
