@@ -30,15 +30,20 @@ from services.app.commands import (
     CancelTable,
     CreateSeatedTable,
     CreateTable,
+    CreateTournament,
     FireTimer,
     HandSeatToBot,
     JoinQuickPlay,
     LeaveTable,
     PlayDefaultMove,
     PlaySeatMove,
+    RecordTable,
+    RegisterEntrant,
     SeatBot,
+    StartTournament,
     SubmitAction,
     TakeSeat,
+    WithdrawEntrant,
     WithdrawQuickPlay,
 )
 from services.app.games import handlers
@@ -52,6 +57,7 @@ from services.app.players import Players, fill_name_columns
 from services.app.ratings.projection import RatingsProjector
 from services.app.sessions import SessionKeys
 from services.app.signin import SignInLimits
+from services.app.tournaments import handlers as tournament_handlers
 from services.app.tournaments.service import TournamentService
 from services.config import ProcessSettings, Settings
 from services.http.app import build_app
@@ -91,6 +97,11 @@ COMMAND_HANDLERS: dict[type, Callable[..., Awaitable[Any]]] = {
     HandSeatToBot: handlers.hand_seat_to_bot,
     JoinQuickPlay: handlers.join_quick_play,
     WithdrawQuickPlay: handlers.withdraw_quick_play,
+    CreateTournament: tournament_handlers.create_tournament,
+    RegisterEntrant: tournament_handlers.register_entrant,
+    WithdrawEntrant: tournament_handlers.withdraw_entrant,
+    StartTournament: tournament_handlers.start_tournament,
+    RecordTable: tournament_handlers.record_table,
 }
 
 
@@ -99,6 +110,17 @@ def with_services(handler: Callable[..., Awaitable[Any]], **services: Any) -> Ca
     (`games`, `quick_play`, ...), as the bus calls it: with the command only."""
     wanted = list(inspect.signature(handler).parameters)[1:]
     return partial(handler, **{name: services[name] for name in wanted})
+
+
+def bus_handlers(**services: Any) -> dict[type, Callable[[Any], Awaitable[Any]]]:
+    """The table of handlers given these services: every command whose
+    handler's services are all among them (a unit test's service may boot
+    the games without the tournaments)."""
+    return {
+        command: with_services(handler, **services)
+        for command, handler in COMMAND_HANDLERS.items()
+        if set(list(inspect.signature(handler).parameters)[1:]) <= set(services)
+    }
 
 
 @dataclass
@@ -194,10 +216,7 @@ async def open_runtime(settings: Settings) -> Runtime:
     ratings = PgRatings(pool)
     quick_play = QuickPlay(PgQuickPlay(pool), ratings, games, transactions, settings.quick_play)
     bus = MessageBus(
-        {
-            command: with_services(handler, games=games, quick_play=quick_play)
-            for command, handler in COMMAND_HANDLERS.items()
-        },
+        bus_handlers(games=games, quick_play=quick_play, tournaments=tournaments, agents=agents),
         # Every commit to a game stream, in this order: arm the turn's
         # deadline, drive the house bots, arm the table's timer, record a
         # finished tournament table, call or notify the agent whose turn it is.

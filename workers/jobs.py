@@ -14,7 +14,7 @@ import logging
 from arq.typing import WorkerCoroutine
 from arq.worker import Function, func
 
-from services.app.commands import PlayDefaultMove
+from services.app.commands import PlayDefaultMove, RecordTable, StartTournament
 from services.app.games.leaving import hand_stale_seats
 from services.app.games.timers import STALL_S, tables_in_play
 from services.app.seatclock import timed_seat_rules
@@ -30,11 +30,11 @@ def _rt(ctx: dict) -> Runtime:
 
 
 async def start_tournament(ctx: dict, tournament_id: str) -> int:
-    return len(await _rt(ctx).tournaments.start(tournament_id))
+    return len(await _rt(ctx).bus.handle(StartTournament(tournament_id)))
 
 
 async def record_table(ctx: dict, game_id: str) -> int:
-    return len(await _rt(ctx).tournaments.record_table(game_id))
+    return len(await _rt(ctx).bus.handle(RecordTable(game_id)))
 
 
 async def move_deadline(ctx: dict, game_id: str, version: int, seat: int) -> bool:

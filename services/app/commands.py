@@ -128,3 +128,34 @@ class JoinQuickPlay(msgspec.Struct, frozen=True):
 class WithdrawQuickPlay(msgspec.Struct, frozen=True):
     player: Player
     ticket_id: str
+
+
+class CreateTournament(msgspec.Struct, frozen=True):
+    """A tournament announced with its settings (`player` None: the service's own)."""
+
+    player: Player | None
+    settings: dict[str, Any]
+
+
+class RegisterEntrant(msgspec.Struct, frozen=True):
+    """A person or an agent registers itself in a tournament."""
+
+    player: Player
+    tournament_id: str
+
+
+class WithdrawEntrant(msgspec.Struct, frozen=True):
+    player: Player
+    tournament_id: str
+
+
+class StartTournament(msgspec.Struct, frozen=True):
+    """The scheduled start (a worker job); idempotent."""
+
+    tournament_id: str
+
+
+class RecordTable(msgspec.Struct, frozen=True):
+    """A finished tournament table's result into the tournament stream (a worker job)."""
+
+    game_id: str

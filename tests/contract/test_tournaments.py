@@ -48,10 +48,10 @@ class TournamentsContract:
         return tournament_id
 
     async def test_a_new_tournament_is_listed_registering_newest_start_first(self, rows: Any) -> None:
-        later = await self._tournament(rows, _now_ms() + 2 * HOUR_MS)
+        last = await self._tournament(rows, _now_ms() + 2 * HOUR_MS)
         sooner = await self._tournament(rows, _now_ms() + HOUR_MS, "tezuma-trick")
-        listed = [r for r in await rows.listing(None) if r.tournament_id in (later, sooner)]
-        assert [r.tournament_id for r in listed] == [later, sooner]
+        listed = [r for r in await rows.listing(None) if r.tournament_id in {last, sooner}]
+        assert [r.tournament_id for r in listed] == [last, sooner]
         assert {r.status for r in listed} == {"registering"}
         assert listed[1].game == "tezuma-trick"
 

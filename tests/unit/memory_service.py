@@ -23,7 +23,7 @@ from services.app.games.service import GameService
 from services.app.games.tables import Table
 from services.app.players import Player
 from services.app.ports import NewPlayer
-from services.bootstrap import COMMAND_HANDLERS, with_services
+from services.bootstrap import bus_handlers
 from services.infra.fanout import Notice
 from services.infra.memory_accounts import MemoryAccounts
 from services.infra.memory_caps import MemoryCapCounts
@@ -73,10 +73,7 @@ class MemoryService:
         self.ratings = MemoryRatings(s.events, s.lobby, s.accounts)
         self.quick_play = QuickPlay(s.quick_play, self.ratings, self.games, s.transactions, QuickPlaySettings())
         self.bus = MessageBus(
-            {
-                command: with_services(handler, games=self.games, quick_play=self.quick_play)
-                for command, handler in COMMAND_HANDLERS.items()
-            },
+            bus_handlers(games=self.games, quick_play=self.quick_play),
             [self.deadlines.on_commit, self.bots.on_commit, self._watch, self.tables.on_commit],
         )
         self.games.on_commit.append(self.bus.committed)

@@ -11,7 +11,7 @@ from litestar.datastructures import State
 from litestar.params import Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from services.app.agents.entries import register_self
+from services.app import commands
 from services.app.games.service import now_ms
 from services.app.players import Player
 from services.app.ratings import queries as ratings
@@ -35,7 +35,8 @@ async def create_tournament(state: State, data: NewTournament, caller: Player) -
     min_entrants, max_entrants, time_control {move_ms, bank_ms}, ranked,
     bots (fill | none | bots_only), fill_to, points, duplicate, advance."""
     return await with_current_names(
-        state.players.store, _tn(state).summary(await _tn(state).create(caller, data.settings(now_ms())))
+        state.players.store,
+        _tn(state).summary(await state.bus.handle(commands.CreateTournament(caller, data.settings(now_ms())))),
     )
 
 
@@ -51,14 +52,15 @@ async def read_tournament(state: State, tournament_id: str) -> dict:
 
 @post("/api/v1/tournaments/{tournament_id:str}/registrations", status_code=200)
 async def register(state: State, tournament_id: str, caller: Player) -> dict:
-    loaded = await register_self(state.runtime.agents, _tn(state), caller, tournament_id)
+    loaded = await state.bus.handle(commands.RegisterEntrant(caller, tournament_id))
     return await with_current_names(state.players.store, _tn(state).summary(loaded))
 
 
 @delete("/api/v1/tournaments/{tournament_id:str}/registrations", status_code=200)
 async def withdraw(state: State, tournament_id: str, caller: Player) -> dict:
     return await with_current_names(
-        state.players.store, _tn(state).summary(await _tn(state).withdraw(caller, tournament_id))
+        state.players.store,
+        _tn(state).summary(await state.bus.handle(commands.WithdrawEntrant(caller, tournament_id))),
     )
 
 
