@@ -123,6 +123,29 @@ def commitment(seed: int, salt: str) -> str:
     return hashlib.sha256(f"{seed}:{salt}".encode("ascii")).hexdigest()
 
 
+CLIENT_SEED_MAX = 64  # characters of printable ASCII
+
+
+def deal_seed(server_seed: int, client_seeds: Sequence[str]) -> int:
+    """The seed a game is dealt from when its seats add entropy: the first 8
+    bytes of the SHA-256 of the JSON array (no whitespace, UTF-8) of the
+    server's seed in decimal followed by every seat's client seed in seat
+    order ("" for a seat that sent none), as a big-endian integer shifted
+    right by 2 (62 bits, like the server's seeds). For example
+    `sha256('["4125870123456789","a1b2","",""]')`. The server is committed to
+    its seed before any client seed is taken, and nobody knows the server's
+    seed before the end, so neither side alone can choose the deal
+    (docs/fairness.md, "Client seeds")."""
+    data = msgspec.json.encode([str(server_seed), *client_seeds])
+    return int.from_bytes(hashlib.sha256(data).digest()[:8], "big") >> 2
+
+
+def valid_client_seed(value: str) -> bool:
+    """At most 64 characters of printable ASCII, so every language writes
+    the derivation's JSON array with the same bytes."""
+    return len(value) <= CLIENT_SEED_MAX and all(" " <= c <= "~" for c in value)
+
+
 class Result(msgspec.Struct, frozen=True):
     """A finished game: score per seat, place per seat (1 = first; tied seats
     share a place, as the rules say) and the winning seats."""

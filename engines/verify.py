@@ -29,7 +29,8 @@ from typing import Any
 
 import msgspec
 
-from engines.core import Chance, Ctx, Game, OptionsError, RuleError, commitment
+from engines import chain
+from engines.core import Chance, Ctx, Game, OptionsError, RuleError, commitment, deal_seed
 from engines.registry import available, get_game
 
 _OPENING = ("seed", "salt", "commitment")  # compared by the commitment check only
@@ -41,10 +42,65 @@ class Verdict(msgspec.Struct):
     replay_ok: bool
     game: str | None = None
     problems: list[str] = []  # why a check failed, for people
+    # The log's hash chain (engines/chain.py): "ok", "failed", or "absent"
+    # for a game stored before the log was chained (not a failure).
+    chain: str = "absent"
+    receipts_ok: bool | None = None  # None: no receipts given
 
     @property
     def ok(self) -> bool:
-        return self.commitment_ok and self.deals_ok and self.replay_ok
+        checks = self.commitment_ok and self.deals_ok and self.replay_ok
+        return checks and self.chain != "failed" and self.receipts_ok is not False
+
+
+class Seeding(msgspec.Struct, frozen=True):
+    """How a deal's seed was made when the seats added client seeds: the
+    server's commitment and the client seeds (`hm.deal_seeded`) and the
+    server's seed the end revealed (`hm.game_finished`)."""
+
+    commitment: str
+    client_seeds: list[str]
+    server_seed: int | None = None
+
+
+def read_seeding(data: bytes) -> Seeding | None:
+    """The export's client-seed records (service events), if its deal mixed
+    client seeds in; None for a game dealt from the server's seed alone."""
+    seeded: dict | None = None
+    server_seed = None
+    for line in data.splitlines():
+        if b'"hm.deal_seeded"' not in line and b'"hm.game_finished"' not in line:
+            continue
+        try:
+            record = msgspec.json.decode(line)
+            tag, event = record["type"], record["event"]
+        except (msgspec.DecodeError, KeyError, TypeError):
+            continue  # read_export names the bad line
+        if tag == "hm.deal_seeded" and isinstance(event, dict):
+            seeded = event
+        elif tag == "hm.game_finished" and isinstance(event, dict):
+            server_seed = event.get("server_seed")
+    if seeded is None:
+        return None
+    try:
+        return msgspec.convert({**seeded, "server_seed": server_seed}, Seeding)
+    except msgspec.ValidationError as exc:
+        raise ExportError(f"the hm.deal_seeded record is malformed: {exc}") from None
+
+
+def seeding_problems(seeding: Seeding, seed: int, salt: str) -> list[str]:
+    """Why the client-seed derivation does not hold: the server's seed must
+    hash (with the revealed salt) to the commitment published before any
+    client seed, and the engine's seed must be `deal_seed` of it and the
+    client seeds."""
+    if seeding.server_seed is None:
+        return ["the client seeds are logged but the end reveals no server seed"]
+    problems = []
+    if commitment(seeding.server_seed, salt) != seeding.commitment:
+        problems.append("the revealed server seed and salt do not hash to the server's commitment")
+    if deal_seed(seeding.server_seed, seeding.client_seeds) != seed:
+        problems.append("the deal's seed is not the one derived from the server seed and the client seeds")
+    return problems
 
 
 class ExportError(ValueError):
@@ -90,9 +146,18 @@ def read_export(data: bytes) -> tuple[Game, list[Any]]:
     return game, events
 
 
-def verify_export(data: bytes) -> Verdict:
+def verify_export(data: bytes, receipts: Sequence[chain.Receipt] | None = None) -> Verdict:
+    """Every check of an export; with a player's `receipts`, also that the
+    log holds, up to each receipt's version, what the player was answered."""
     game, events = read_export(data)
-    return verify_events(game, events)
+    verdict = verify_events(game, events, read_seeding(data))
+    links, key = chain.read_links(data)
+    linked = chain.check(links, key, receipts)
+    problems = list(verdict.problems)
+    if linked.present and not linked.ok or linked.receipts_ok is False:
+        problems.extend(linked.problems)
+    state = "absent" if not linked.present else "ok" if linked.ok else "failed"
+    return msgspec.structs.replace(verdict, chain=state, receipts_ok=linked.receipts_ok, problems=problems)
 
 
 def _bare(event: Any) -> dict:
@@ -106,7 +171,7 @@ def _tag(event: Any) -> str:
     return type(event).__struct_config__.tag
 
 
-def verify_events(game: Game, events: Sequence[Any]) -> Verdict:
+def verify_events(game: Game, events: Sequence[Any], seeding: Seeding | None = None) -> Verdict:
     problems: list[str] = []
     if not events:
         return Verdict(False, False, False, game.name, ["the log has no events"])
@@ -120,6 +185,10 @@ def verify_events(game: Game, events: Sequence[Any]) -> Verdict:
     commitment_ok = bool(published) and published == commitment(seed, salt)
     if not commitment_ok:
         problems.append("the revealed seed and salt do not hash to the first event's commitment")
+    if seeding is not None:
+        derived = seeding_problems(seeding, seed, salt)
+        commitment_ok = commitment_ok and not derived
+        problems.extend(derived)
     disagreeing = _disagreeing_openings(events, seed, salt)
     if disagreeing:
         # The deals and replay comparisons leave these fields out, so a
@@ -183,25 +252,30 @@ def _replay(game: Game, start: list, rest: Sequence[Any]) -> tuple[bool, bool, s
 
 
 def _candidates(game: Game, state: Any, next_event: Any) -> list[list]:
-    """The events of every command the engine would accept now: each legal
-    action of each seat that may act, and a due timer. The time is the one
-    the next event records, if it records one (Kabuki masks), else the
-    timer's due time."""
+    return [events for _, _, events in commands_now(game, state, next_event)]
+
+
+def commands_now(game: Game, state: Any, next_event: Any) -> list[tuple[int | None, Any, list]]:
+    """(seat, action, events) of every command the engine would accept now:
+    each legal action of each seat that may act, and a due timer (seat and
+    action None). The time is the one the next event records, if it records
+    one (Kabuki masks), else the timer's due time. Also the integrity
+    screening's replay of a stored log (services/app/integrity/replay.py)."""
     due = game.next_timer(state)
     recorded = game.event_time(next_event)
     ctx = Ctx(now_ms=recorded if recorded is not None else (due or 0))
-    out: list[list] = []
+    out: list[tuple[int | None, Any, list]] = []
     if due is not None:
         try:
             timed = game.on_timer(state, ctx if recorded is not None else Ctx(now_ms=due))
         except RuleError:
             timed = []
         if timed:
-            out.append(timed)
+            out.append((None, None, timed))
     for seat in sorted(game.to_act(state)):
         for action in game.legal_actions(state, seat):
             try:
-                out.append(game.decide(state, seat, action, ctx))
+                out.append((seat, action, game.decide(state, seat, action, ctx)))
             except RuleError:
                 continue
     return out

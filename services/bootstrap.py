@@ -21,31 +21,39 @@ import redis.asyncio as aioredis
 from litestar import Litestar
 
 from services.app.accounts import Accounts, shared_secret
+from services.app.agents import handlers as agent_handlers
 from services.app.agents.calls import AgentCaller
 from services.app.agents.dispatch import AgentDispatch
 from services.app.agents.registry import AgentService
 from services.app.agents.secrets import SecretBox, seal_plaintext_secrets, secret_key
 from services.app.bus import MessageBus
 from services.app.commands import (
+    CallAgent,
     CancelTable,
     CreateSeatedTable,
     CreateTable,
     CreateTournament,
+    EnterAgent,
+    ExpireAgentTurn,
     FireTimer,
     HandSeatToBot,
     JoinQuickPlay,
     LeaveTable,
+    PlayAgain,
     PlayDefaultMove,
     PlaySeatMove,
     RecordTable,
     RegisterEntrant,
     SeatBot,
+    SendClientSeed,
     StartTournament,
     SubmitAction,
     TakeSeat,
+    WithdrawAgent,
     WithdrawEntrant,
     WithdrawQuickPlay,
 )
+from services.app.fairplay import FairPlay
 from services.app.games import handlers
 from services.app.games.cache import TableCache
 from services.app.games.deadlines import Deadlines
@@ -60,7 +68,6 @@ from services.app.signin import SignInLimits
 from services.app.tournaments import handlers as tournament_handlers
 from services.app.tournaments.service import TournamentService
 from services.config import ProcessSettings, Settings
-from services.http.app import build_app
 from services.http.ratelimit import RateLimiter
 from services.http.shutdown import end_streams_on_signal
 from services.infra import logs
@@ -87,9 +94,11 @@ COMMAND_HANDLERS: dict[type, Callable[..., Awaitable[Any]]] = {
     CreateTable: handlers.create_table,
     CreateSeatedTable: handlers.create_seated_table,
     TakeSeat: handlers.take_seat,
+    SendClientSeed: handlers.send_client_seed,
     SeatBot: handlers.seat_bot,
     LeaveTable: handlers.leave_table,
     CancelTable: handlers.cancel_table,
+    PlayAgain: handlers.play_again,
     SubmitAction: handlers.submit_action,
     PlaySeatMove: handlers.play_seat_move,
     PlayDefaultMove: handlers.play_default_move,
@@ -100,8 +109,12 @@ COMMAND_HANDLERS: dict[type, Callable[..., Awaitable[Any]]] = {
     CreateTournament: tournament_handlers.create_tournament,
     RegisterEntrant: tournament_handlers.register_entrant,
     WithdrawEntrant: tournament_handlers.withdraw_entrant,
+    EnterAgent: tournament_handlers.enter_agent,
+    WithdrawAgent: tournament_handlers.withdraw_agent,
     StartTournament: tournament_handlers.start_tournament,
     RecordTable: tournament_handlers.record_table,
+    CallAgent: agent_handlers.call_agent,
+    ExpireAgentTurn: agent_handlers.expire_agent_turn,
 }
 
 
@@ -145,7 +158,8 @@ class Runtime:
     watchers: Watchers  # spectator counts
     ratings: PgRatings  # the ratings projection's tables, and their reads
     quick_play: QuickPlay  # Play now's pool
-    agent_caller: AgentCaller | None = None  # a worker's calls to push agents, built on first use
+    fair_play: FairPlay  # completion rates and ranked cooldowns (services/app/fairplay.py)
+    agent_caller: AgentCaller  # the calls to push agents (its HTTP pool is made on a worker's first call)
     # While a server is down, these ask it whether it is back (services/infra/outages.py).
     outage_probes: list = field(default_factory=list)
 
@@ -153,17 +167,10 @@ class Runtime:
     async def open(cls, settings: Settings) -> Runtime:
         return await open_runtime(settings)
 
-    def caller(self) -> AgentCaller:
-        """The calls to push agents (one HTTP connection pool per process)."""
-        if self.agent_caller is None:
-            self.agent_caller = AgentCaller(self.games, self.agents, self.agents.settings)
-        return self.agent_caller
-
     async def close(self) -> None:
         for unregister in self.outage_probes:
             unregister()
-        if self.agent_caller is not None:
-            await self.agent_caller.close()
+        await self.agent_caller.close()
         await self.bots.close()
         await self.timers.close()
         await self.watchers.close()
@@ -213,10 +220,20 @@ async def open_runtime(settings: Settings) -> Runtime:
     await seal_plaintext_secrets(agent_store, box)
     agents = AgentService(agent_store, players, transactions, settings.agents, box, caps, settings.clock)
     agent_dispatch = AgentDispatch(agents, scheduler, publisher, settings.agents)
+    agent_caller = AgentCaller(games, agents, settings.agents)
     ratings = PgRatings(pool)
     quick_play = QuickPlay(PgQuickPlay(pool), ratings, games, transactions, settings.quick_play)
+    fair_play = FairPlay(lobby)  # abandonment's price: completion rate and cooldown
     bus = MessageBus(
-        bus_handlers(games=games, quick_play=quick_play, tournaments=tournaments, agents=agents),
+        bus_handlers(
+            games=games,
+            quick_play=quick_play,
+            tournaments=tournaments,
+            agents=agents,
+            agent_caller=agent_caller,
+            notices=publisher,
+            fair_play=fair_play,
+        ),
         # Every commit to a game stream, in this order: arm the turn's
         # deadline, drive the house bots, arm the table's timer, record a
         # finished tournament table, call or notify the agent whose turn it is.
@@ -251,6 +268,8 @@ async def open_runtime(settings: Settings) -> Runtime:
         watchers=Watchers(redis),
         ratings=ratings,
         quick_play=quick_play,
+        fair_play=fair_play,
+        agent_caller=agent_caller,
     )
     quiet_library_outages(OUTAGES)
     runtime.outage_probes = [
@@ -267,6 +286,9 @@ async def open_runtime(settings: Settings) -> Runtime:
 def create_app(settings: Settings) -> Litestar:
     """The API process: the runtime plus what only HTTP needs (session keys,
     accounts, rate limiters), handed to the routes as app.state."""
+    # Imported here: the worker process never builds the app, and the routes
+    # and pages are a tenth of its start.
+    from services.http.app import build_app
 
     @asynccontextmanager
     async def lifespan(app: Litestar):
@@ -311,5 +333,5 @@ async def open_worker(settings: Settings) -> tuple[Runtime, RatingsProjector]:
     runtime = await open_runtime(settings)
     # Agents whose turn comes from a commit made in this worker are called
     # from here at once (API processes enqueue `call_agent` jobs).
-    runtime.agent_dispatch.call_directly = runtime.caller().call_soon
+    runtime.agent_dispatch.call_directly = runtime.agent_caller.call_soon
     return runtime, RatingsProjector(runtime.ratings, PgTransactions(runtime.pool))

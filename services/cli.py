@@ -1,6 +1,6 @@
 """The `hanamichi` command: argument parsing only. What each command runs
 lives in services/tools/ (serve.py for serve, worker and migrate; commands.py
-for simulate, golden, verify and ratings)."""
+for simulate, golden, verify and ratings; integrity.py for integrity)."""
 
 from __future__ import annotations
 
@@ -46,8 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     gold.add_argument("--game", default=None)
     gold.set_defaults(run=_lazy("commands", "golden"))
 
-    check = sub.add_parser("verify", help="check a finished game's export: commitment, deals and replay")
+    check = sub.add_parser("verify", help="check a finished game's export: commitment, deals, replay and chain")
     check.add_argument("export", help="the file GET /api/v1/games/{id}/export answered (NDJSON)")
+    check.add_argument(
+        "--receipts",
+        help='a player\'s receipts: a JSON list of {"version": int, "chain_head": hex} (docs/fairness.md)',
+    )
     check.set_defaults(run=_lazy("commands", "verify"))
 
     serve = sub.add_parser("serve", help="run the API (embedded PostgreSQL/Redis unless DATABASE_URL/REDIS_URL)")
@@ -81,6 +85,35 @@ def main(argv: list[str] | None = None) -> int:
     )
     rebuild.add_argument("--write", action="store_true", help="replace the stored ratings with the recomputed ones")
     rebuild.set_defaults(run=_lazy("commands", "ratings"))
+    evaluate = ratings_sub.add_parser(
+        "evaluate", help="compare rating models on held-out games (a house-bot league, or the log's ranked games)"
+    )
+    evaluate.add_argument("--game", default="kabuki-tricks")
+    evaluate.add_argument("--players", type=int, default=3)
+    evaluate.add_argument("--games", type=int, default=300, help="league games to play")
+    evaluate.add_argument("--bots", default="random,heuristic,expert", help="the strength classes, weakest first")
+    evaluate.add_argument("--per-class", type=int, default=3, help="bots of each class in the league")
+    evaluate.add_argument("--seed", type=int, default=1)
+    evaluate.add_argument("--held-out", type=float, default=0.3, help="the later share of games predicted")
+    evaluate.add_argument("--from-log", action="store_true", help="the ranked games in the database instead")
+    evaluate.add_argument("--json", action="store_true")
+    evaluate.set_defaults(run=_lazy("commands", "ratings_evaluate"))
+
+    integrity = sub.add_parser(
+        "integrity", help="collusion screening: pairs of accounts whose moves feed each other (docs/fairness.md)"
+    )
+    integrity.add_argument("--json", action="store_true")
+    integrity.add_argument("--game", help="one game only (default: every game)")
+    integrity.add_argument("--min-games", type=int, default=10, help="shared games a pair needs to be screened")
+    integrity.add_argument("--alpha", type=float, default=0.001, help="chance of flagging any honest pair in a report")
+    integrity.add_argument(
+        "--validate", action="store_true", help="plant a colluding pair among house bots, in this process, and score it"
+    )
+    integrity.add_argument("--games", type=int, default=200, help="--validate: games per run")
+    integrity.add_argument("--honest-runs", type=int, default=5, help="--validate: honest-only runs per game")
+    integrity.add_argument("--feed-rate", type=float, default=1.0, help="--validate: how often the colluder feeds")
+    integrity.add_argument("--seed", type=int, default=1)
+    integrity.set_defaults(run=_lazy("integrity", "integrity"))
 
     from services.kit.cli import add_kit_parsers
     from services.tools.bench import add_bench_parser

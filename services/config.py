@@ -54,6 +54,9 @@ class Settings:
     # Encrypts push agents' signing secrets at rest (services/app/agents/secrets.py).
     # Unset: key material is drawn once and kept in PostgreSQL (development only).
     secret_key: str | None = None
+    # The operator's bearer token for the admin routes (GET
+    # /api/v1/admin/integrity). Unset: those routes answer 404.
+    admin_token: str | None = None
     pool_size: int = 10
     # Tables a process keeps in memory (the least recently used goes past it),
     # and how long a finished one stays before it goes (it can be read again
@@ -108,6 +111,7 @@ class Settings:
             stale_table_s=float(env.get("HANAMICHI_STALE_TABLE_S", "86400")),
             session_secret=env.get("HANAMICHI_SESSION_SECRET") or None,
             secret_key=env.get("HANAMICHI_SECRET_KEY") or None,
+            admin_token=env.get("HANAMICHI_ADMIN_TOKEN") or None,
             pool_size=int(env.get("HANAMICHI_PG_POOL", "10")),
             table_cache_size=int(env.get("HANAMICHI_TABLE_CACHE", "5000")),
             finished_table_linger_s=float(env.get("HANAMICHI_FINISHED_TABLE_LINGER_S", "30")),

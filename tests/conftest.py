@@ -298,3 +298,28 @@ def server(server_env):
     proc.start()
     yield proc
     proc.stop()
+
+
+@pytest.fixture(scope="session")
+def session_two_api_processes(server_env):
+    """One `serve --processes 2 --no-worker` for the whole session, like
+    `server`: the modules whose tests use people and tables of their own and
+    kill no process share it (tests/service/two_processes.py's
+    `shared_two_api_processes`); serve takes seconds to start. Here, not in
+    two_processes.py: a session fixture imported into several modules would
+    start once per module."""
+    from tests.service.two_processes import start_two_api_processes
+
+    yield from start_two_api_processes(server_env, with_worker=False)
+
+
+@pytest.fixture(scope="session")
+def session_agent_api(server_env):
+    """One API server allowed to call agents on this machine (AGENT_ENV,
+    tests/service/agent_harness.py) for the whole session. The agent modules
+    start their own worker beside it (`Stack(..., server=session_agent_api)`):
+    a worker must not outlive its module, other modules' workers take jobs
+    from the same queue."""
+    from tests.service.agent_harness import agent_api
+
+    yield from agent_api(server_env)

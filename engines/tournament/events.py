@@ -58,6 +58,14 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     duplicate: bool = False  # swiss only: groups of tables replay one deal
     advance: int | None = None  # knockout: how many per table go through
     seed: int = 0
+    # The salt of the public commitment to `seed` (sha256("<seed>:<salt>"),
+    # shown from creation): with one, every table's deal seed mixes in its
+    # seats' client seeds (`mixed_deal_seeds`). "" for tournaments created
+    # before client seeds: their deal seeds come from `seed` alone.
+    salt: str = ""
+    # Registration asks for this share of ranked games finished without a
+    # hand-over (the service checks it; None: no minimum).
+    min_completion_rate: float | None = None
 
     def validate(self) -> None:
         def bad(message: str) -> None:
@@ -99,6 +107,8 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         for size, row in self.points.items():
             if len(row) != size:
                 bad(f"points for tables of {size} must list {size} values")
+        if self.min_completion_rate is not None and not 0 <= self.min_completion_rate <= 1:
+            bad("min_completion_rate is a share between 0 and 1")
 
     @property
     def smallest_table(self) -> int:
@@ -162,6 +172,7 @@ class Created(Event, frozen=True, tag="tn.created"):
 class Registered(Event, frozen=True, tag="tn.registered"):
     entrant: Entrant
     at_ms: int = 0
+    client_seed: str = ""  # the entrant's entropy for its tables' deals (engines.core.deal_seed)
 
 
 class Withdrawn(Event, frozen=True, tag="tn.withdrawn"):

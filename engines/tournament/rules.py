@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from engines.core import OptionsError, RuleError
+from engines.core import OptionsError, RuleError, deal_seed, valid_client_seed
 
 from .events import (
     Cancelled,
@@ -31,6 +31,7 @@ from .events import (
     RoundPaired,
     Settings,
     Started,
+    Table,
     TableFinished,
     Withdrawn,
 )
@@ -63,6 +64,7 @@ class Create(Command, frozen=True, tag="tn.create"):
 
 class Register(Command, frozen=True, tag="tn.register"):
     entrant: Entrant
+    client_seed: str = ""
 
 
 class Withdraw(Command, frozen=True, tag="tn.withdraw"):
@@ -173,19 +175,21 @@ def _register(state: State, c: Register, now_ms: int) -> list:
     if (s.opens_ms is not None and now_ms < s.opens_ms) or now_ms >= s.registration_closes_ms:
         raise RuleError("registration_closed", "registration is not open")
     if state.is_registered(c.entrant.id):
-        raise RuleError("already_registered", f"{c.entrant.id} is registered already")
+        raise RuleError("already_registered", "this entrant is registered already")
     if c.entrant.kind not in ALLOWED_KINDS[s.bots]:
         allowed = " and ".join(ALLOWED_KINDS[s.bots])
         raise RuleError("kind_not_allowed", f"this tournament takes {allowed} entrants, not {c.entrant.kind}")
     if len(state.registered) >= s.max_entrants:
         raise RuleError("tournament_full", f"the tournament is full ({s.max_entrants} entrants)")
-    return [Registered(entrant=c.entrant, at_ms=now_ms)]
+    if not valid_client_seed(c.client_seed):
+        raise RuleError("bad_client_seed", "a client seed is at most 64 characters of printable ASCII")
+    return [Registered(entrant=c.entrant, at_ms=now_ms, client_seed=c.client_seed)]
 
 
 def _withdraw(state: State, c: Withdraw, now_ms: int) -> list:
     _before_start(state)
     if not state.is_registered(c.entrant):
-        raise RuleError("not_registered", f"{c.entrant} is not registered")
+        raise RuleError("not_registered", "this entrant is not registered")
     return [Withdrawn(entrant=c.entrant, at_ms=now_ms)]
 
 
@@ -249,14 +253,36 @@ def pair_round(state: State, round_no: int) -> RoundPaired:
         met = meetings([t.seats for r in state.history for t in r.tables])
         byes_had = {e: t.byes for e, t in state.tallies.items()}
         groups, byes = swiss_groups(standing_order(state), met, k, low, byes_had)
-        return RoundPaired(round=round_no, tables=seat(groups, round_no, s.seed, s.duplicate), byes=tuple(byes))
-    if s.format == "round-robin":
+        tables = seat(groups, round_no, s.seed, s.duplicate)
+    elif s.format == "round-robin":
         ids = [e.id for e in state.entrants]
         groups, byes = round_robin(ids, k, low, state.rounds, s.seed)[round_no - 1]
-        return RoundPaired(round=round_no, tables=seat(groups, round_no, s.seed), byes=tuple(byes))
-    alive = knockout_alive(state) if round_no > 1 else [e.id for e in state.entrants]
-    groups, byes = knockout_groups(standing_order(state, alive), k, low)
-    return RoundPaired(round=round_no, tables=seat(groups, round_no, s.seed), byes=tuple(byes))
+        tables = seat(groups, round_no, s.seed)
+    else:
+        alive = knockout_alive(state) if round_no > 1 else [e.id for e in state.entrants]
+        groups, byes = knockout_groups(standing_order(state, alive), k, low)
+        tables = seat(groups, round_no, s.seed)
+    if s.salt:
+        tables = mixed_deal_seeds(tables, state.client_seeds)
+    return RoundPaired(round=round_no, tables=tables, byes=tuple(byes))
+
+
+def mixed_deal_seeds(tables: tuple[Table, ...], client_seeds: dict[str, str]) -> tuple[Table, ...]:
+    """Each table's deal seed with its seats' client seeds mixed in
+    (`engines.core.deal_seed`, seats in seat order, "" for one that sent
+    none, a house bot's included). A duplicate group mixes the client seeds
+    of every table of the group, in table order, so its tables still share
+    one deal."""
+    members: dict[int | None, list[str]] = {}
+    for t in tables:
+        if t.group is not None:
+            members.setdefault(t.group, []).extend(t.seats)
+
+    def mixed(t: Table) -> int:
+        seats = members[t.group] if t.group is not None else list(t.seats)
+        return deal_seed(t.deal_seed, [client_seeds.get(entrant, "") for entrant in seats])
+
+    return tuple(msgspec.structs.replace(t, deal_seed=mixed(t)) for t in tables)
 
 
 def knockout_alive(state: State) -> list[str]:

@@ -72,12 +72,23 @@ def bye_points(settings: Settings) -> float:
 
 
 def _better(a: TableFinished, seat_a: int, b: TableFinished, seat_b: int) -> float:
-    """Matchpoints of one comparison: a seat that played to the end beats a
-    forfeited one (handed to a house bot after its strikes), then the higher
-    game score wins, then the better place; equal on all is half a point."""
-    ka = (seat_a not in a.forfeited, a.scores[seat_a], -a.places[seat_a])
-    kb = (seat_b not in b.forfeited, b.scores[seat_b], -b.places[seat_b])
+    """Matchpoints of one comparison: a forfeited seat (handed to a house bot
+    after its strikes) earns nothing, whatever the house bot then scored,
+    and a seat that played to the end beats one that forfeited; else the
+    higher game score wins, then the better place; equal on all is half."""
+    if seat_a in a.forfeited:
+        return 0.0
+    if seat_b in b.forfeited:
+        return 1.0
+    ka = (a.scores[seat_a], -a.places[seat_a])
+    kb = (b.scores[seat_b], -b.places[seat_b])
     return 1.0 if ka > kb else 0.5 if ka == kb else 0.0
+
+
+def _earned(result: TableFinished, points: Sequence[float]) -> list[float]:
+    """Place points with a forfeited seat's set to nothing: two forfeits at
+    one table share no last places' points between them."""
+    return [0.0 if seat in result.forfeited else p for seat, p in enumerate(points)]
 
 
 def round_points(
@@ -105,8 +116,9 @@ def round_points(
                 for seat, entrant in enumerate(table.seats)
             }
         top = row[0] or 1.0
-        return {e: p / top for e, p in zip(table.seats, table_points(result.places, row), strict=True)}
-    return dict(zip(table.seats, table_points(result.places, row), strict=True))
+        earned = _earned(result, table_points(result.places, row))
+        return {e: p / top for e, p in zip(table.seats, earned, strict=True)}
+    return dict(zip(table.seats, _earned(result, table_points(result.places, row)), strict=True))
 
 
 # --- tallies ----------------------------------------------------------------------
@@ -167,14 +179,16 @@ def apply_result(
 
 
 def _add_games(out: dict[str, Tally], table: Table, result: TableFinished) -> None:
-    """Each seat's game at `table` into its tally (in place)."""
+    """Each seat's game at `table` into its tally (in place). A forfeited
+    seat adds no score (the points are the house bot's) and no first."""
     for seat, entrant in enumerate(table.seats):
         t = out.get(entrant, Tally())
+        own = seat not in result.forfeited
         out[entrant] = replace(
             t,
             opponents=t.opponents + tuple(e for e in table.seats if e != entrant),
-            score=t.score + result.scores[seat],
-            firsts=t.firsts + (result.places[seat] == 1),
+            score=t.score + (result.scores[seat] if own else 0.0),
+            firsts=t.firsts + (own and result.places[seat] == 1),
             games=t.games + 1,
             last_place=result.places[seat],
             forfeits=t.forfeits + (seat in result.forfeited),

@@ -55,6 +55,7 @@ class State(msgspec.Struct, frozen=True):
     ranking: tuple[Placing, ...] = ()  # once finished
     cancelled: Cancelled | None = None
     started_ms: int | None = None
+    client_seeds: dict[str, str] = {}  # entrant id -> the client seed it registered with
 
     def entrant(self, entrant_id: str) -> Entrant | None:
         for e in self.entrants or self.registered:
@@ -79,11 +80,13 @@ def _created(_s: State | None, e: Created) -> State:
 
 
 def _registered(s: State, e: Registered) -> State:
-    return replace(s, registered=s.registered + (e.entrant,))
+    seeds = {**s.client_seeds, e.entrant.id: e.client_seed} if e.client_seed else s.client_seeds
+    return replace(s, registered=s.registered + (e.entrant,), client_seeds=seeds)
 
 
 def _withdrawn(s: State, e: Withdrawn) -> State:
-    return replace(s, registered=tuple(x for x in s.registered if x.id != e.entrant))
+    seeds = {k: v for k, v in s.client_seeds.items() if k != e.entrant}
+    return replace(s, registered=tuple(x for x in s.registered if x.id != e.entrant), client_seeds=seeds)
 
 
 def _started(s: State, e: Started) -> State:

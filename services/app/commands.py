@@ -10,8 +10,8 @@ from typing import Any
 
 import msgspec
 
-from services.app.games.tables import SeatHolder
 from services.app.players import Player
+from services.app.seats import SeatHolder
 
 
 class CreateTable(msgspec.Struct, frozen=True):
@@ -45,6 +45,15 @@ class TakeSeat(msgspec.Struct, frozen=True):
     player: Player
     game_id: str
     seat: int | None = None  # None: the first open one
+    client_seed: str | None = None  # the seat's entropy for the deal (engines.core.deal_seed)
+
+
+class SendClientSeed(msgspec.Struct, frozen=True):
+    """A seated player adds entropy to the deal, before it."""
+
+    player: Player
+    game_id: str
+    client_seed: str
 
 
 class SeatBot(msgspec.Struct, frozen=True):
@@ -62,6 +71,13 @@ class LeaveTable(msgspec.Struct, frozen=True):
 
 
 class CancelTable(msgspec.Struct, frozen=True):
+    player: Player
+    game_id: str
+
+
+class PlayAgain(msgspec.Struct, frozen=True):
+    """A person of a finished game asks to play it again with the same seats."""
+
     player: Player
     game_id: str
 
@@ -123,6 +139,7 @@ class JoinQuickPlay(msgspec.Struct, frozen=True):
     game: str
     players: int
     bots_now: bool = False
+    client_seed: str | None = None
 
 
 class WithdrawQuickPlay(msgspec.Struct, frozen=True):
@@ -142,10 +159,28 @@ class RegisterEntrant(msgspec.Struct, frozen=True):
 
     player: Player
     tournament_id: str
+    client_seed: str = ""  # its entropy for its tables' deals (engines.tournament.rules.mixed_deal_seeds)
 
 
 class WithdrawEntrant(msgspec.Struct, frozen=True):
     player: Player
+    tournament_id: str
+
+
+class EnterAgent(msgspec.Struct, frozen=True):
+    """An owner enters their agent in a tournament (the tournament's bot
+    policy decides whether agents may play)."""
+
+    owner: Player
+    agent_id: str
+    tournament_id: str
+
+
+class WithdrawAgent(msgspec.Struct, frozen=True):
+    """An owner withdraws their agent from a tournament."""
+
+    owner: Player
+    agent_id: str
     tournament_id: str
 
 
@@ -159,3 +194,23 @@ class RecordTable(msgspec.Struct, frozen=True):
     """A finished tournament table's result into the tournament stream (a worker job)."""
 
     game_id: str
+
+
+class CallAgent(msgspec.Struct, frozen=True):
+    """Ask a push agent for its move at `version` (a worker job; `optional`:
+    an offer of a move that is not owed, such as a Stop! in Kabuki masks)."""
+
+    game_id: str
+    version: int
+    seat: int
+    committed_ms: float
+    optional: bool = False
+
+
+class ExpireAgentTurn(msgspec.Struct, frozen=True):
+    """A pull agent's move time (and bank) ran out, or a push call never
+    finished: the default move is played for the seat (a worker job)."""
+
+    game_id: str
+    version: int
+    seat: int

@@ -49,6 +49,9 @@ class Decision(msgspec.Struct, frozen=True):
     seat: int | None = None  # command ids are per seat (None: the server's own)
     state_after: Any = None  # the state the events lead to, when the decider folded them already
     result: Any = None  # what the use case returns when nothing is written
+    # Set by the kernel once committed: the hashes the store linked the events
+    # with (engines/chain.py), so the copy knows its chain head without a query.
+    hashes: list[str] = []
 
 
 class Folded(Protocol):
@@ -83,24 +86,30 @@ class Kernel:
     async def append(self, stream: Folded, decision: Decision) -> int:
         """Append (expecting the copy's version), fold in, publish; the
         caller holds the stream's lock. Returns the first version written."""
+        return (await self.commit(stream, decision))[0]
+
+    async def commit(self, stream: Folded, decision: Decision) -> tuple[int, Decision]:
+        """`append`, returning also the decision as committed (with its hashes)."""
         encode = msgspec.json.encode
         encoded = [(event_tag(e), encode(e)) for e in decision.events]
         command = (decision.command_id, encode(decision.outcome)) if decision.command_id is not None else None
         first = stream.version + 1
         try:
-            await self.store.append(stream.stream_id, first - 1, encoded, command, decision.seat)
+            appended = await self.store.append_chained(stream.stream_id, first - 1, encoded, command, decision.seat)
         except VersionConflict:
             raise
         except Exception as exc:
             if not OUTAGES.failed(exc, "event appends; nothing was written"):
                 log.error("append failed for %s: %s", stream.stream_id, exc)
             raise Unavailable("storage_unavailable", "the event log is unavailable; nothing was written") from None
+        if appended.hashes:
+            decision = msgspec.structs.replace(decision, hashes=appended.hashes)
         stream.fold_in(first, decision)
         self.commits += 1
         self.publisher.publish(Notice(stream.stream_id, first, first + len(encoded) - 1))
         if self.committed is not None:
             self.committed(stream, decision)
-        return first
+        return first, decision
 
     async def run(
         self,
@@ -133,7 +142,7 @@ class Kernel:
                 if not decision.events:
                     return decision
                 try:
-                    await self.append(stream, decision)
+                    _first, decision = await self.commit(stream, decision)
                 except VersionConflict:
                     if give_way:
                         return None

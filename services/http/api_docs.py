@@ -71,9 +71,10 @@ ROUTE_ERRORS: dict[str, tuple[int, ...]] = {
     "rotate_agent_secret": (409,),
     "pause_agent": (409,),
     "resume_agent": (409,),
-    "create_game": (422,),
+    "create_game": (403, 422),
     "cancel_game": (403, 409),
     "leave_game": (409,),
+    "play_again": (403, 409),
     "read_events": (403, 409),
     "export": (403, 409),
     "stream": (403, 409),
@@ -92,6 +93,7 @@ ROUTE_ERRORS: dict[str, tuple[int, ...]] = {
     "lobby_stream": (),
     "live_tables": (),
     "player_games": (),
+    "read_player": (404,),
 }
 DEFAULT_ERRORS = (403, 409, 422)
 

@@ -25,6 +25,7 @@ from services.http.routes.account_data import ROUTES as ACCOUNT_DATA_ROUTES
 from services.http.routes.accounts import ROUTES as ACCOUNT_ROUTES
 from services.http.routes.agents import ROUTES as AGENT_ROUTES
 from services.http.routes.games import ROUTES
+from services.http.routes.integrity import ROUTES as INTEGRITY_ROUTES
 from services.http.routes.lobby import ROUTES as LOBBY_ROUTES
 from services.http.routes.quickplay import ROUTES as QUICK_PLAY_ROUTES
 from services.http.routes.tournaments import ROUTES as TOURNAMENT_ROUTES
@@ -149,6 +150,7 @@ def build_app(settings: Settings, lifespan) -> Litestar:
                     *LOBBY_ROUTES,
                     *QUICK_PLAY_ROUTES,
                     *WATCH_ROUTES,
+                    *INTEGRITY_ROUTES,
                 ]
             ),
             assets_router(),

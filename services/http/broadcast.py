@@ -54,10 +54,11 @@ def end_message(version: int) -> ServerSentEventMessage:
 def catch_up(games, table, viewer: int | None, last: int, upto: int, backlog: int) -> list[dict]:
     """The events after `last` up to `upto` as `viewer` may see them: up to
     `backlog` (what was written before the stream opened) as history, with
-    what was public only at its moment blanked (GEN-1), the rest in full."""
+    what was public only at its moment blanked (GEN-1), the rest in full, each
+    with its chain links, exactly as GET /events reads them."""
     past = min(upto, backlog)
     batch = table.history(past)[last:] + table.events[past:upto] if last < past else table.events[last:upto]
-    return queries.redacted(table, viewer, last + 1, batch)
+    return queries.linked(table, queries.redacted(table, viewer, last + 1, batch))
 
 
 def _frame(payload: bytes) -> bytes:
@@ -165,7 +166,9 @@ class Feed:
                     upto = embargo.visible_upto(table, None)  # nothing of an embargoed table
                     if upto > self.sent:
                         # The one redaction and encoding of these versions for every spectator.
-                        items = queries.redacted(table, None, self.sent + 1, table.events[self.sent : upto])
+                        items = queries.linked(
+                            table, queries.redacted(table, None, self.sent + 1, table.events[self.sent : upto])
+                        )
                         self.sent = upto
                         if items:
                             self.write(b"".join(game_message(i).encode() for i in items), upto)

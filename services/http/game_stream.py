@@ -71,11 +71,12 @@ async def game_sse(state: State, games: GameService, table: Table, player: Playe
                 # actions: a client (or bot) needs no polling GET.
                 legal = turns.turn(table, viewer, last)
                 if legal is not None:
-                    yield ServerSentEventMessage(
-                        data=encode({"version": last, "legal_actions": legal}).decode(), event="turn"
-                    )
+                    # `chain_head`: the log's hash at the version the turn is
+                    # for, a receipt the seat may keep (docs/fairness.md).
+                    told = {"version": last, "legal_actions": legal, "chain_head": table.chain_head(last)}
+                    yield ServerSentEventMessage(data=encode(told).decode(), event="turn")
             if table.disclosed and last >= table.version:
-                yield ServerSentEventMessage(
-                    data=encode({"version": last, "status": "finished"}).decode(), event="end", id=last
-                )
+                # A seat's last receipt: the head of the whole log.
+                ended = {"version": last, "status": "finished", "chain_head": table.chain_head(last)}
+                yield ServerSentEventMessage(data=encode(ended).decode(), event="end", id=last)
                 return

@@ -36,6 +36,14 @@ MAX_POINTS = 1_000_000.0
 
 SeatCount = Annotated[int, msgspec.Meta(ge=1, le=MAX_SEATS, description="players at the table")]
 SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=MAX_SEATS - 1, description="a seat, 0 first")]
+ClientSeed = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=64,
+        pattern="^[ -~]*$",
+        description="at most 64 characters of printable ASCII, mixed into the deal (engines.core.deal_seed)",
+    ),
+]
 Version = Annotated[int, msgspec.Meta(ge=0, le=MAX_VERSION, description="a version of the game's log")]
 TableSize = Annotated[int, msgspec.Meta(ge=2, le=MAX_SEATS)]
 Entrants = Annotated[int, msgspec.Meta(ge=2, le=MAX_ENTRANTS)]
@@ -76,6 +84,9 @@ class NewTournament(msgspec.Struct, forbid_unknown_fields=True):
     bye_points: Points | None = None
     duplicate: bool = False
     advance: Annotated[int, msgspec.Meta(ge=1, le=MAX_SEATS - 1)] | None = None
+    # People and agents register only with this share of their last ranked
+    # games finished without a hand-over (services/app/fairplay.py).
+    min_completion_rate: Annotated[float, msgspec.Meta(ge=0, le=1)] | None = None
 
     def settings(self, now_ms: int) -> dict:
         """The raw settings for the tournament engine (which checks how the

@@ -18,26 +18,31 @@ processes serialise on the lock; group commit is what keeps that cheap.
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import asyncpg
+import msgspec
 
+from engines import chain
 from services.infra import metrics
 
 APPEND_LOCK = 7_240_002
 
 _APPEND_SQL = """
 WITH ok AS (
-    UPDATE streams s SET version = b.new_version
-    FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS b(stream_id, expected, new_version)
+    UPDATE streams s SET version = b.new_version, head_hash = b.head_hash
+    FROM unnest($1::text[], $2::bigint[], $3::bigint[], $13::text[]) AS b(stream_id, expected, new_version, head_hash)
     WHERE s.stream_id = b.stream_id AND s.version = b.expected
     RETURNING s.stream_id
 ), written AS (
-    INSERT INTO events (stream_id, version, type, data)
-    SELECT e.stream_id, e.version, e.type, e.data
-    FROM unnest($4::text[], $5::bigint[], $6::text[], $7::bytea[]) AS e(stream_id, version, type, data)
+    INSERT INTO events (stream_id, version, type, data, prev_hash, hash)
+    SELECT e.stream_id, e.version, e.type, e.data, e.prev_hash, e.hash
+    FROM unnest($4::text[], $5::bigint[], $6::text[], $7::bytea[], $14::text[], $15::text[])
+        AS e(stream_id, version, type, data, prev_hash, hash)
     WHERE e.stream_id IN (SELECT stream_id FROM ok)
     RETURNING stream_id
 ), commanded AS (
@@ -51,6 +56,17 @@ WITH ok AS (
 )
 SELECT stream_id FROM ok
 """
+
+# Read under the append lock, so the heads are the committed ones: one query
+# per batch, for the streams whose head this process does not know (below).
+# A stream without a key (created before migration 018) stays unchained.
+_HEADS_SQL = "SELECT stream_id, head_hash, chain_key FROM streams WHERE stream_id = ANY($1::text[])"
+# A stream's head at a version never changes once committed (the log is
+# append-only), so the head this process wrote last is still the head if the
+# stream is still at that version; and an append that expects that version
+# either finds it there or is refused by the version check. So an append to a
+# stream this process wrote last needs no query: a game's moves, mostly.
+HEADS_KEPT = 10_000
 
 # The commands that wrote versions past $2 (migration 009). A row without
 # `first_version` (written by the previous release during an upgrade) is
@@ -75,6 +91,21 @@ class StoredEvent:
     version: int
     type: str
     data: bytes
+    # The keyed hash chain (engines/chain.py); None for events stored before it.
+    prev_hash: str | None = None
+    hash: str | None = None
+
+
+class Appended(msgspec.Struct, frozen=True):
+    """What an append wrote: the new version and the hashes of its events
+    (empty for an unchained stream, or an append of nothing), so a caller
+    holds the chain head without another query."""
+
+    version: int
+    hashes: list[str]
+
+    def head(self, fallback: str | None = None) -> str | None:
+        return self.hashes[-1] if self.hashes else fallback
 
 
 # (seat, command id) -> the command's stored outcome; seat None: the server's own commands
@@ -88,6 +119,7 @@ class _Append:
     events: Sequence[tuple[str, bytes]]  # (type tag, JSON)
     command: tuple[str, bytes] | None  # (command id, outcome JSON)
     seat: int | None  # the seat that sent the command: command ids are per seat (None: the server's own)
+    hashes: list[str] = field(default_factory=list)  # set by the write that links them
     done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
@@ -100,17 +132,22 @@ class EventStore:
         self._flusher: asyncio.Task | None = None
         self.batches = 0  # figures for the bench
         self.appends = 0
+        # stream -> (version, head hash, chain key) as this process last wrote it
+        self._heads: OrderedDict[str, tuple[int, str | None, str | None]] = OrderedDict()
 
     # --- writing -------------------------------------------------------------
 
     async def create_stream(
         self, stream_id: str, kind: str, conn: asyncpg.Connection | asyncpg.pool.PoolConnectionProxy | None = None
     ) -> None:
-        sql = "INSERT INTO streams (stream_id, kind) VALUES ($1, $2)"
+        # Every new stream is chained with a key of its own, secret until the
+        # game is disclosed (engines/chain.py says why it must be keyed).
+        sql = "INSERT INTO streams (stream_id, kind, chain_key) VALUES ($1, $2, $3)"
+        key = secrets.token_hex(32)
         if conn is not None:
-            await conn.execute(sql, stream_id, kind)
+            await conn.execute(sql, stream_id, kind, key)
         else:
-            await self.pool.execute(sql, stream_id, kind)
+            await self.pool.execute(sql, stream_id, kind, key)
 
     async def append(
         self,
@@ -122,6 +159,17 @@ class EventStore:
     ) -> int:
         """Append after `expected`; returns the new version or raises
         VersionConflict. The command id is unique per (stream, seat)."""
+        return (await self.append_chained(stream_id, expected, events, command, seat)).version
+
+    async def append_chained(
+        self,
+        stream_id: str,
+        expected: int,
+        events: Sequence[tuple[str, bytes]],
+        command: tuple[str, bytes] | None = None,
+        seat: int | None = None,
+    ) -> Appended:
+        """`append`, answering with the hashes the events were linked with."""
         item = _Append(stream_id, expected, events, command, seat)
         self._pending.append(item)
         self._wake.set()
@@ -167,10 +215,15 @@ class EventStore:
                 c_outcomes.append(item.command[1])
                 c_seats.append(item.seat)
                 c_firsts.append(item.expected + 1)  # the first version the command wrote
+        # The canonical forms do not depend on the heads: made before the
+        # lock is taken, so the lock is held only for the links themselves.
+        canonical = [chain.canonical_stored(tag, data) for tag, data in zip(e_types, e_data, strict=True)]
         started = time.perf_counter()
         try:
             async with self.pool.acquire() as conn, conn.transaction():
                 await conn.execute("SELECT pg_advisory_xact_lock($1)", APPEND_LOCK)
+                heads = await self._read_heads(conn, batch)
+                new_heads, e_prev, e_hashes = _link(batch, heads, canonical)
                 rows = await conn.fetch(
                     _APPEND_SQL,
                     ids,
@@ -185,6 +238,9 @@ class EventStore:
                     c_outcomes,
                     c_seats,
                     c_firsts,
+                    new_heads,
+                    e_prev,
+                    e_hashes,
                 )
         except (asyncpg.DataError, asyncpg.IntegrityConstraintViolationError) as exc:
             # One bad append must not fail its neighbours: write them one by one.
@@ -204,40 +260,79 @@ class EventStore:
         metrics.since(metrics.COMMIT_SECONDS, started)
         metrics.COMMIT_BATCH_SIZE.observe(len(batch))
         committed = {r["stream_id"] for r in rows}
-        for item in batch:
+        for item, head in zip(batch, new_heads, strict=True):
             if item.done.done():
                 continue
             if item.stream_id in committed:
-                item.done.set_result(item.expected + len(item.events))
+                version = item.expected + len(item.events)
+                self._keep_head(
+                    item.stream_id, version, head, heads[item.stream_id][1] if item.stream_id in heads else None
+                )
+                item.done.set_result(Appended(version, item.hashes))
             else:
+                self._heads.pop(item.stream_id, None)
                 item.done.set_exception(VersionConflict(item.stream_id, item.expected))
+
+    async def _read_heads(
+        self, conn: asyncpg.Connection | asyncpg.pool.PoolConnectionProxy, batch: list[_Append]
+    ) -> dict[str, tuple[str | None, str | None]]:
+        """stream -> (head hash, chain key) for each append of the batch: from
+        this process's memory when it wrote the stream last at the expected
+        version, else read (under the append lock: the committed heads)."""
+        heads: dict[str, tuple[str | None, str | None]] = {}
+        missing = []
+        for item in batch:
+            known = self._heads.get(item.stream_id)
+            if known is not None and known[0] == item.expected:
+                heads[item.stream_id] = (known[1], known[2])
+            else:
+                missing.append(item.stream_id)
+        if missing:
+            for r in await conn.fetch(_HEADS_SQL, missing):
+                heads[r["stream_id"]] = (r["head_hash"], r["chain_key"])
+        return heads
+
+    def _keep_head(self, stream_id: str, version: int, head: str | None, key: str | None) -> None:
+        self._heads[stream_id] = (version, head, key)
+        self._heads.move_to_end(stream_id)
+        if len(self._heads) > HEADS_KEPT:
+            self._heads.popitem(last=False)
 
     # --- reading -------------------------------------------------------------
 
+    async def chain_key(self, stream_id: str) -> str | None:
+        """The stream's secret chain key (None: unchained, or no such stream).
+        Only for what a disclosed game may show (its export)."""
+        return await self.pool.fetchval("SELECT chain_key FROM streams WHERE stream_id = $1", stream_id)
+
     async def read(self, stream_id: str, after: int = 0, upto: int | None = None) -> list[StoredEvent]:
         rows = await self.pool.fetch(
-            "SELECT version, type, data FROM events WHERE stream_id = $1 AND version > $2"
+            "SELECT version, type, data, prev_hash, hash FROM events WHERE stream_id = $1 AND version > $2"
             " AND ($3::bigint IS NULL OR version <= $3) ORDER BY version",
             stream_id,
             after,
             upto,
         )
-        return [StoredEvent(r["version"], r["type"], r["data"]) for r in rows]
+        return [StoredEvent(r["version"], r["type"], r["data"], r["prev_hash"], r["hash"]) for r in rows]
 
     async def read_with_commands(self, stream_id: str, after: int) -> tuple[list[StoredEvent], Commands]:
         """The events past `after` and the commands that wrote them, in one
         round trip: a process catching its table copy up (services/app/games/service.py).
         Both are index range scans: only what is new is read."""
         rows = await self.pool.fetch(
-            "SELECT version, type, data, NULL::int AS seat, NULL::text AS command_id FROM events"
+            "SELECT version, type, data, NULL::int AS seat, NULL::text AS command_id, prev_hash, hash FROM events"
             " WHERE stream_id = $1 AND version > $2"
-            " UNION ALL SELECT NULL, NULL, outcome, seat, command_id FROM commands WHERE stream_id = $1 AND"
+            " UNION ALL SELECT NULL, NULL, outcome, seat, command_id, NULL, NULL FROM commands WHERE stream_id = $1 AND"
             f" {_COMMANDS_AFTER}",
             stream_id,
             after,
         )
         events = sorted(
-            (StoredEvent(r["version"], r["type"], r["data"]) for r in rows if r["version"] is not None),
+            (
+                StoredEvent(r["version"], r["type"], r["data"], r["prev_hash"], r["hash"])
+                for r in rows
+                if r["version"] is not None
+            ),
             key=lambda e: e.version,
         )
         commands = {(r["seat"], r["command_id"]): r["data"] for r in rows if r["version"] is None}
@@ -292,3 +387,36 @@ class EventStore:
             limit,
         )
         return [(r["position"], r["stream_id"], r["version"], r["type"], r["data"]) for r in rows]
+
+
+def _link(
+    batch: list[_Append], heads: dict[str, tuple[str | None, str | None]], canonical: list[bytes]
+) -> tuple[list[str | None], list[str | None], list[str | None]]:
+    """Each append's new head and its events' (prev_hash, hash), in the
+    order of the batch's arrays. An append whose stream is not at its
+    expected version is linked all the same: the version check in the same
+    statement writes none of it."""
+    new_heads: list[str | None] = []
+    prevs: list[str | None] = []
+    hashes: list[str | None] = []
+    at = 0
+    for item in batch:
+        head, key = heads.get(item.stream_id, (None, None))
+        n = len(item.events)
+        if key is None:
+            item.hashes = []
+            new_heads.append(head)
+            prevs.extend([None] * n)
+            hashes.extend([None] * n)
+        else:
+            prev = head or chain.GENESIS
+            linked: list[str] = []
+            for offset, (tag, _data) in enumerate(item.events):
+                linked.append(chain.link(key, prev, item.expected + 1 + offset, tag, canonical[at + offset]))
+                prevs.append(prev)
+                prev = linked[-1]
+            hashes.extend(linked)
+            item.hashes = linked
+            new_heads.append(linked[-1] if linked else head)
+        at += n
+    return new_heads, prevs, hashes

@@ -35,6 +35,11 @@ class NewTable(msgspec.Struct, frozen=True):
     time_control: dict | None = None
     bot_delay_ms: int | None = None
     embargoed: bool = False
+    rematch_of: str | None = None  # the finished table this one plays again
+    # The salt of the deal's commitment, drawn at creation so the commitment
+    # is public before any seat adds its client seed (engines.core.deal_seed).
+    # None: dealt from `seed` alone (tournament tables, tables from before).
+    salt: str | None = None
 
 
 class TableRow(msgspec.Struct, frozen=True):

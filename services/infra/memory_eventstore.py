@@ -10,12 +10,14 @@ transaction, and nothing outlives the process.
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.infra.eventstore import Commands, StoredEvent, VersionConflict
+from engines import chain
+from services.infra.eventstore import Appended, Commands, StoredEvent, VersionConflict
 
 
 @dataclass(frozen=True)
@@ -25,12 +27,16 @@ class _Event:
     version: int
     type: str
     data: bytes
+    prev_hash: str | None = None
+    hash: str | None = None
     recorded_ms: int = field(default_factory=lambda: time.time_ns() // 1_000_000)
 
 
 @dataclass
 class _Stream:
     kind: str
+    chain_key: str | None = None  # None: unchained (PostgreSQL: a stream from before migration 018)
+    head_hash: str | None = None
     events: list[_Event] = field(default_factory=list)
     # (seat, command id) -> (outcome, the first version the command wrote)
     commands: dict[tuple[int | None, str], tuple[bytes, int]] = field(default_factory=dict)
@@ -48,7 +54,7 @@ class MemoryEventStore:
         A stream that exists already raises ValueError (PostgreSQL: a unique violation)."""
         if stream_id in self._streams:
             raise ValueError(f"stream {stream_id} exists")
-        self._streams[stream_id] = _Stream(kind)
+        self._streams[stream_id] = _Stream(kind, chain_key=secrets.token_hex(32))
 
     async def append(
         self,
@@ -58,8 +64,19 @@ class MemoryEventStore:
         command: tuple[str, bytes] | None = None,
         seat: int | None = None,
     ) -> int:
-        """Append after `expected`; returns the new version or raises
-        VersionConflict, writing nothing. A command id already recorded for
+        """`append_chained`, answering with the new version only."""
+        return (await self.append_chained(stream_id, expected, events, command, seat)).version
+
+    async def append_chained(
+        self,
+        stream_id: str,
+        expected: int,
+        events: Sequence[tuple[str, bytes]],
+        command: tuple[str, bytes] | None = None,
+        seat: int | None = None,
+    ) -> Appended:
+        """Append after `expected`; returns the new version and the events'
+        hashes (engines/chain.py), or raises VersionConflict, writing nothing. A command id already recorded for
         (stream, seat) keeps its first outcome while the events are written
         all the same, as PostgreSQL's ON CONFLICT DO NOTHING does."""
         batch = [(tag, bytes(data)) for tag, data in events]  # the caller may reuse its list
@@ -70,15 +87,36 @@ class MemoryEventStore:
         stream = self._streams.get(stream_id)
         if stream is None or len(stream.events) != expected:
             raise VersionConflict(stream_id, expected)
-        for version, (tag, data) in enumerate(batch, start=expected + 1):
-            event = _Event(len(self._log) + 1, stream_id, version, tag, data)
+        key = stream.chain_key
+        hashes = [] if key is None else chain.extend(key, stream.head_hash, expected + 1, batch)
+        prev = stream.head_hash or chain.GENESIS
+        for offset, (tag, data) in enumerate(batch):
+            linked = hashes[offset] if hashes else None
+            event = _Event(
+                len(self._log) + 1, stream_id, expected + 1 + offset, tag, data, prev if linked else None, linked
+            )
+            prev = linked or prev
             stream.events.append(event)
             self._log.append(event)
+        if hashes:
+            stream.head_hash = hashes[-1]
         if command is not None:
             stream.commands.setdefault((seat, command[0]), (bytes(command[1]), expected + 1))
-        return expected + len(batch)
+        return Appended(expected + len(batch), hashes)
+
+    def unchain(self, stream_id: str) -> None:
+        """Make a stream one stored before the log was chained (tests of old
+        games: in PostgreSQL, a stream from before migration 018)."""
+        stream = self._streams[stream_id]
+        if stream.events:
+            raise ValueError("only a stream with no events yet")
+        stream.chain_key = None
 
     # --- reading -------------------------------------------------------------
+
+    async def chain_key(self, stream_id: str) -> str | None:
+        stream = self._streams.get(stream_id)
+        return None if stream is None else stream.chain_key
 
     async def read(self, stream_id: str, after: int = 0, upto: int | None = None) -> list[StoredEvent]:
         stream = self._streams.get(stream_id)
@@ -125,4 +163,4 @@ class MemoryEventStore:
 
 def _stored(event: _Event) -> StoredEvent:
     # A new record per read: StoredEvent is mutable, and the log must not be.
-    return StoredEvent(event.version, event.type, event.data)
+    return StoredEvent(event.version, event.type, event.data, event.prev_hash, event.hash)

@@ -38,6 +38,7 @@ class _Table:
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     finished_at: datetime | None = None
     embargoed: bool = False
+    client_seeds: dict[int, str] = field(default_factory=dict)
 
 
 class MemoryLobby:
@@ -54,6 +55,8 @@ class MemoryLobby:
 
     async def insert_table(self, new: NewTable, tx: Any = None) -> bool:
         if new.game_id in self.tables:
+            return False
+        if new.rematch_of is not None and await self.rematch_for(new.rematch_of) is not None:
             return False
         self.tables[new.game_id] = _Table(new, embargoed=new.embargoed)
         return True
@@ -90,6 +93,13 @@ class MemoryLobby:
         seats = self.tables[game_id].seats
         if (row := seats.get(seat)) is not None and row.player_id == player_id:
             del seats[seat]
+            self.tables[game_id].client_seeds.pop(seat, None)
+
+    async def put_client_seed(self, game_id: str, seat: int, client_seed: str, tx: Any = None) -> str:
+        return self.tables[game_id].client_seeds.setdefault(seat, client_seed)
+
+    async def client_seeds(self, game_id: str, tx: Any = None) -> dict[int, str]:
+        return dict(self.tables[game_id].client_seeds)
 
     async def give_seat_to_bot(self, game_id: str, seat: int, bot: str) -> None:
         seats = self.tables[game_id].seats
@@ -110,6 +120,9 @@ class MemoryLobby:
     async def table(self, game_id: str) -> TableRow | None:
         table = self.tables.get(game_id)
         return None if table is None else self._row(table)
+
+    async def rematch_for(self, game_id: str) -> str | None:
+        return next((t.new.game_id for t in self.tables.values() if t.new.rematch_of == game_id), None)
 
     async def seats(self, game_id: str) -> tuple[str | None, list[SeatRow]]:
         table = self.tables.get(game_id)
@@ -193,6 +206,21 @@ class MemoryLobby:
     async def _record(self, game_id: str) -> bytes | None:
         finished = [e.data for e in await self.events.read(game_id) if e.type == "hm.game_finished"]
         return finished[0] if finished else None
+
+    async def ranked_finishes(self, player_id: str, limit: int) -> list[tuple[datetime, bool]]:
+        held = [
+            (t, s.seat)
+            for t in self.tables.values()
+            for s in t.seats.values()
+            if s.player_id == player_id and t.new.ranked and t.status == "finished" and t.finished_at is not None
+        ]
+        held.sort(key=lambda pair: pair[0].finished_at or pair[0].created_at, reverse=True)
+        out = []
+        for t, seat in held[:limit]:
+            record = await self._record(t.new.game_id)
+            if record is not None and t.finished_at is not None:
+                out.append((t.finished_at, seat in (msgspec.json.decode(record).get("forfeited") or [])))
+        return out
 
     async def player_games(self, player_id: str, before: datetime | None, limit: int) -> list[PlayerGameRow]:
         held = [

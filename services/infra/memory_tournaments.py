@@ -2,17 +2,22 @@
 `tournaments` rows hold, for use cases tested without a database.
 tests/contract holds it to PgTournaments' behaviour.
 
-The rows it reads from tables other features own (players, games) are
-arranged by a test with `add_player` and `add_table`."""
+The rows it reads from tables other features own (players, games) come
+from the memory lobby it is booted with (its tables and accounts), as
+PostgreSQL's come from the shared database; a test of this adapter alone
+arranges them with `add_player` and `add_table`."""
 
 from __future__ import annotations
 
 import itertools
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from services.infra.tournament_records import EntrantName, NewTournament, TournamentRow
+
+if TYPE_CHECKING:
+    from services.infra.memory_lobby import MemoryLobby
 
 _order = itertools.count()
 
@@ -33,11 +38,24 @@ class _Table:
 
 
 class MemoryTournaments:
-    def __init__(self) -> None:
+    def __init__(self, lobby: MemoryLobby | None = None) -> None:
         self.tournaments: dict[str, _Tournament] = {}
+        self.lobby = lobby
         # Other features' rows, as a test arranges them.
         self.players: dict[str, tuple[str, bool]] = {}  # player id -> (name, deleted)
         self.tables: dict[str, _Table] = {}  # game id -> its row's columns
+
+    def _players(self) -> dict[str, tuple[str, bool]]:
+        if self.lobby is None:
+            return self.players
+        kept = self.lobby.accounts.players
+        return {p_id: (p.name, p.deleted_at is not None) for p_id, p in kept.items()} | self.players
+
+    def _tables(self) -> dict[str, _Table]:
+        if self.lobby is None:
+            return self.tables
+        rows = self.lobby.tables
+        return {g_id: _Table(t.new.tournament_id, t.status) for g_id, t in rows.items()} | self.tables
 
     def add_player(self, player_id: str, name: str, deleted: bool = False) -> None:
         self.players[player_id] = (name, deleted)
@@ -73,7 +91,9 @@ class MemoryTournaments:
 
     async def entrant_names(self, player_ids: list[str]) -> list[EntrantName]:
         wanted = set(player_ids)
-        return [EntrantName(p_id, name, gone) for p_id, (name, gone) in self.players.items() if p_id in wanted]
+        return [EntrantName(p_id, name, gone) for p_id, (name, gone) in self._players().items() if p_id in wanted]
 
     async def finished_tables(self, tournament_id: str) -> list[str]:
-        return [g_id for g_id, t in self.tables.items() if t.tournament_id == tournament_id and t.status == "finished"]
+        return [
+            g_id for g_id, t in self._tables().items() if t.tournament_id == tournament_id and t.status == "finished"
+        ]

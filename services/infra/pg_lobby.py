@@ -52,6 +52,8 @@ def _table(row: Any, seats: list[SeatRow]) -> TableRow:
             time_control=_json(row["time_control"]) if row["time_control"] else None,
             bot_delay_ms=row["bot_delay_ms"],
             embargoed=row["embargoed"],
+            rematch_of=str(row["rematch_of"]) if row["rematch_of"] else None,
+            salt=row["salt"],
         ),
         row["status"],
         seats,
@@ -67,12 +69,13 @@ class PgLobby:
     # --- writing -------------------------------------------------------------
 
     async def insert_table(self, new: NewTable, tx: Any = None) -> bool:
-        """False when a table with that id exists already (nothing changes)."""
+        """False when a table with that id exists already, or when the table
+        it plays again has its rematch already (nothing changes)."""
         created = await on(self.pool, tx).fetchval(
             "INSERT INTO games (game_id, game, players, options, ranked, seed, created_by, tournament_id,"
-            " time_control, bot_delay_ms, embargoed)"
-            " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7::text::uuid, $8, $9::jsonb, $10, $11)"
-            " ON CONFLICT (game_id) DO NOTHING RETURNING true",
+            " time_control, bot_delay_ms, embargoed, rematch_of, salt)"
+            " VALUES ($1::text::uuid, $2, $3, $4::jsonb, $5, $6, $7::text::uuid, $8, $9::jsonb, $10, $11,"
+            " $12::text::uuid, $13) ON CONFLICT DO NOTHING RETURNING true",
             new.game_id,
             new.game,
             new.players,
@@ -84,6 +87,8 @@ class PgLobby:
             msgspec.json.encode(new.time_control).decode() if new.time_control else None,
             new.bot_delay_ms,
             new.embargoed,
+            new.rematch_of,
+            new.salt,
         )
         return bool(created)
 
@@ -124,12 +129,35 @@ class PgLobby:
         )
 
     async def free_seat(self, game_id: str, seat: int, player_id: str, tx: Any = None) -> None:
+        # The seat's client seed goes with it: whoever sits there next sends their own.
         await on(self.pool, tx).execute(
-            "DELETE FROM seats WHERE game_id = $1::text::uuid AND seat = $2 AND player_id = $3::text::uuid",
+            "WITH freed AS (DELETE FROM seats WHERE game_id = $1::text::uuid AND seat = $2"
+            " AND player_id = $3::text::uuid RETURNING game_id, seat)"
+            " DELETE FROM client_seeds c USING freed f WHERE c.game_id = f.game_id AND c.seat = f.seat",
             game_id,
             seat,
             player_id,
         )
+
+    async def put_client_seed(self, game_id: str, seat: int, client_seed: str, tx: Any = None) -> str:
+        """The seat's client seed as stored: the first one sent stays."""
+        conn = on(self.pool, tx)
+        await conn.execute(
+            "INSERT INTO client_seeds (game_id, seat, client_seed) VALUES ($1::text::uuid, $2, $3)"
+            " ON CONFLICT DO NOTHING",
+            game_id,
+            seat,
+            client_seed,
+        )
+        return await conn.fetchval(
+            "SELECT client_seed FROM client_seeds WHERE game_id = $1::text::uuid AND seat = $2", game_id, seat
+        )
+
+    async def client_seeds(self, game_id: str, tx: Any = None) -> dict[int, str]:
+        rows = await on(self.pool, tx).fetch(
+            "SELECT seat, client_seed FROM client_seeds WHERE game_id = $1::text::uuid", game_id
+        )
+        return {r["seat"]: r["client_seed"] for r in rows}
 
     async def give_seat_to_bot(self, game_id: str, seat: int, bot: str) -> None:
         await self.pool.execute(
@@ -150,6 +178,14 @@ class PgLobby:
         if row is None:
             return None
         return _table(row, [_seat(r) for r in await self.pool.fetch(_SEATS_SQL, game_id)])
+
+    async def rematch_for(self, game_id: str) -> str | None:
+        """The id of the table that plays `game_id` again, if there is one."""
+        try:
+            found = await self.pool.fetchval("SELECT game_id FROM games WHERE rematch_of = $1::text::uuid", game_id)
+        except asyncpg.DataError:  # not a uuid
+            return None
+        return str(found) if found else None
 
     async def seats(self, game_id: str) -> tuple[str | None, list[SeatRow]]:
         """The table's status and its taken seats, in one read."""
@@ -272,6 +308,24 @@ class PgLobby:
             limit,
         )
         return [PlayerGameRow(**dict(r)) for r in rows]
+
+    async def ranked_finishes(self, player_id: str, limit: int) -> list[tuple[datetime, bool]]:
+        # The game's end event is read by the stream's index, at most `limit` times.
+        try:
+            rows = await self.pool.fetch(
+                "SELECT g.finished_at,"
+                " coalesce((convert_from(e.data, 'UTF8')::jsonb -> 'forfeited') @> to_jsonb(s.seat), false) AS left"
+                " FROM seats s JOIN games g ON g.game_id = s.game_id"
+                " CROSS JOIN LATERAL (SELECT data FROM events WHERE stream_id = g.game_id::text"
+                "   AND type = 'hm.game_finished' LIMIT 1) e"
+                " WHERE s.player_id = $1::text::uuid AND g.ranked AND g.status = 'finished'"
+                " AND g.finished_at IS NOT NULL ORDER BY g.finished_at DESC LIMIT $2",
+                player_id,
+                limit,
+            )
+        except asyncpg.DataError:  # not a uuid
+            return []
+        return [(r["finished_at"], r["left"]) for r in rows]
 
     async def player_tournaments(self, player_id: str, limit: int = 50) -> list[PlayerTournamentRow]:
         rows = await self.pool.fetch(

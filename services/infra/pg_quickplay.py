@@ -16,7 +16,9 @@ _LOCK_TAG = 0x5150_0000
 
 
 def _row(r: Any) -> TicketRow:
-    ticket = NewTicket(str(r["ticket_id"]), str(r["player_id"]), r["game"], r["players"], r["rating"], r["bots_now"])
+    ticket = NewTicket(
+        str(r["ticket_id"]), str(r["player_id"]), r["game"], r["players"], r["rating"], r["bots_now"], r["client_seed"]
+    )
     game_id = str(r["game_id"]) if r["game_id"] is not None else None
     return TicketRow(ticket, r["status"], r["created_at"], game_id, r["seat"])
 
@@ -31,8 +33,8 @@ class PgQuickPlay:
 
     async def join(self, new: NewTicket, tx: Any) -> TicketRow:
         await tx.execute(
-            "INSERT INTO quick_play (ticket_id, player_id, game, players, rating, bots_now)"
-            " VALUES ($1::text::uuid, $2::text::uuid, $3, $4, $5, $6)"
+            "INSERT INTO quick_play (ticket_id, player_id, game, players, rating, bots_now, client_seed)"
+            " VALUES ($1::text::uuid, $2::text::uuid, $3, $4, $5, $6, $7)"
             " ON CONFLICT (player_id, game, players) WHERE status = 'waiting' DO NOTHING",
             new.ticket_id,
             new.player_id,
@@ -40,6 +42,7 @@ class PgQuickPlay:
             new.players,
             new.rating,
             new.bots_now,
+            new.client_seed,
         )
         row = await tx.fetchrow(
             "SELECT * FROM quick_play WHERE player_id = $1::text::uuid AND game = $2 AND players = $3"

@@ -16,6 +16,7 @@ class NewTicket(msgspec.Struct, frozen=True):
     players: int
     rating: float
     bots_now: bool = False
+    client_seed: str | None = None  # the person's entropy for the deal (engines.core.deal_seed)
 
 
 class TicketRow(msgspec.Struct, frozen=True):

@@ -37,6 +37,9 @@ def add_faults_parser(which) -> None:
     faults.add_argument("--slots", type=int, default=8, help="tables in play at any time (two people and a bot each)")
     faults.add_argument("--think-ms", type=float, default=300.0, help="each person's pace between reads and moves")
     faults.add_argument("--table-s", type=float, default=300.0, help="the most one table may take")
+    faults.add_argument(
+        "--masks-stop-window-ms", type=int, help="Kabuki Masks' stop window on the tables (default: the game's)"
+    )
     faults.add_argument("--processes", type=int, default=2, help="API processes of serve")
     faults.add_argument("--port", type=int, default=18970)
     faults.add_argument("--every-s", type=float, default=60.0, help="seconds between RSS lines")
@@ -184,8 +187,11 @@ async def sort_unfinished(database_url: str, game_ids: list[str], grace_s: float
         def on_service(t: dict) -> bool:
             return not t["over"] and not t["waiting_for_people"]
 
-        if any(on_service(t) for t in tables):
-            await asyncio.sleep(grace_s)
+        # Until none waits on the service, or the grace is over: a table that
+        # moves on meanwhile is read again (it may wait for a person now, or be over).
+        deadline = time.monotonic() + grace_s
+        while any(on_service(t) for t in tables) and time.monotonic() < deadline:
+            await asyncio.sleep(min(0.5, max(0.0, deadline - time.monotonic())))
             tables = [await _table_now(conn, t["game_id"]) if on_service(t) else t for t in tables]
     finally:
         await conn.close()
@@ -248,7 +254,7 @@ async def run_fault_bench(args: argparse.Namespace) -> dict:
         raw = await raw_append_ceiling(stack.database_url, args.raw_seconds)
         http = await http_ceiling("127.0.0.1", args.port, args.http_seconds)
         _say(f"ceilings: trivial route {http:.0f} requests/s, raw appends {raw:.0f}/s; processes {stack.roles()}")
-        load = Load(args.port, args.think_ms / 1000)
+        load = Load(args.port, args.think_ms / 1000, args.masks_stop_window_ms)
         rss_rows: list[dict] = []
         started = time.monotonic()
         stop = started + args.minutes * 60

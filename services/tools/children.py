@@ -21,11 +21,17 @@ _T = TypeVar("_T")
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent() -> None:
+def _die_with_parent(parent: int | None = None) -> None:
     """In the child before exec: SIGTERM when the parent dies (Linux), so a
-    SIGKILLed serve leaves no worker behind. Best effort elsewhere."""
+    SIGKILLed serve leaves no worker behind. Best effort elsewhere.
+
+    `parent`: the pid the child was started by. A child that gets here only
+    after that parent died (an API process still importing when serve was
+    killed) would never get the signal: it ends itself instead."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if parent is not None and os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def alive(pid: int) -> bool:

@@ -186,6 +186,9 @@ class Load:
 
     port: int
     think_s: float
+    # Kabuki Masks' stop window on the load's tables (None: the game's default,
+    # 2 s, between any two placements: a masks table is the longest to play).
+    masks_stop_window_ms: int | None = None
     tally: Tally = field(default_factory=Tally)
     acks: list[Ack] = field(default_factory=list)
     sent: dict[str, set[str]] = field(default_factory=dict)
@@ -232,14 +235,19 @@ class Load:
                 self.unfinished += 1
                 self.unfinished_ids.append(game_id)
                 self.stuck.append(people[0].last_seen)
+            # A finished table's stream ends (its "end" event) within moments; an
+            # unfinished one waits for a person, so its stream has no end to wait for:
+            # a few seconds cover a table that ends on the service's move just after.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(watching), 30)
+                await asyncio.wait_for(asyncio.shield(watching), 30 if all(played) else 3)
             watching.cancel()
 
     async def _set_table(self, client: Client, people: list[Person], game: str) -> str | None:
         """Two people and a house bot at a new table of `game`: its id once it is dealt."""
         owner = people[0].token
-        body = {"game": game, "players": 3, "bot_delay_ms": 100}
+        body: dict[str, Any] = {"game": game, "players": 3, "bot_delay_ms": 100}
+        if game == "kabuki-masks" and self.masks_stop_window_ms is not None:
+            body["options"] = {"stop_window_ms": self.masks_stop_window_ms}
         created = await client.call("POST", "/api/v1/games", body, owner)
         if created is None or created[0] != 201:
             return None  # a lost answer may leave an empty table behind: it is not played

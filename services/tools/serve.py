@@ -24,6 +24,8 @@ def resolve_servers(data_dir: Path):
     return database_url, redis_url, embedded
 
 
+WORKER_HEALTHCHECK_S = 30
+
 # Seconds uvicorn waits for responses still running after SIGTERM before it
 # cancels them: with the worker's and the servers' stop, serve exits within 5 s.
 SHUTDOWN_GRACE_S = 2
@@ -109,7 +111,18 @@ def serve(args: argparse.Namespace) -> int:
             # lifespan ends its SSE streams (services/http/shutdown.py).
             os.environ.update(DATABASE_URL=database_url, REDIS_URL=redis_url, HANAMICHI_LOG_LEVEL=args.log_level)
             print(f"hanamichi: {processes} API processes", flush=True)
-            uvicorn.run("services.tools.serve:api_process_app", factory=True, workers=processes, **common)
+            # uvicorn restarts a process that has not answered its supervisor's
+            # ping within this long, also while it starts: 5 s (its default)
+            # is less than an import of the service takes on a slow or busy
+            # machine (2-3 s idle here, 3x that elsewhere), and serve then
+            # never got past restarting its processes.
+            uvicorn.run(
+                "services.tools.serve:api_process_app",
+                factory=True,
+                workers=processes,
+                timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
+                **common,
+            )
     finally:
         # A second signal must not cut the shutdown short.
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -141,10 +154,16 @@ def usable_cores() -> int:
 def api_process_app():
     """The app of one of serve's API processes (`--processes N`): it dies
     with serve, like the worker, so a SIGKILLed serve leaves nothing holding the port."""
-    from services.bootstrap import app_from_env
+    import multiprocessing
+
     from services.tools.children import _die_with_parent
 
-    _die_with_parent()
+    # Before the heavy imports, and checked against the parent that spawned
+    # it: serve may have been killed while this process was still starting.
+    spawner = multiprocessing.parent_process()
+    _die_with_parent(spawner.pid if spawner is not None else None)
+    from services.bootstrap import app_from_env
+
     return app_from_env()
 
 

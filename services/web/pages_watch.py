@@ -24,7 +24,8 @@ def live_page(request: Request) -> Response[str]:
 <ul class="live" id="live-tables" aria-label="{_("lobby.playing")}"></ul>
 <p class="status" role="status" id="live-status">{_("status.loading")}</p>
 """
-    return shell(_("nav.live"), main, ("live.js",), STYLES, page="live", request=request)
+    # table.css: the miniatures draw each game's board as the table does.
+    return shell(_("nav.live"), main, ("live.js",), ("table.css", *STYLES), page="live", request=request)
 
 
 @get("/games/{game_id:str}/replay", include_in_schema=False, sync_to_thread=False)
@@ -167,7 +168,7 @@ def _leaderboard(game: str, request: Request) -> Response[str]:
   <section aria-labelledby="people-h"><h2 id="people-h">{_("lb.people")}</h2><div id="lb-players"></div></section>
   <section aria-labelledby="agents-h"><h2 id="agents-h">{_("lb.agents")}</h2><div id="lb-agents"></div></section>
   <section aria-labelledby="bots-h"><h2 id="bots-h">{_("lb.bots")}</h2><div id="lb-bots"></div></section>
-  <p class="hint">{_("lb.rating_is")} <span class="badge">{_("lb.provisional")}</span> {_("lb.provisional_while")}</p>
+  <p class="hint">{_("lb.scale")}</p>
   <p class="status" role="status" id="lb-status"></p>
 </div>
 """
@@ -179,7 +180,8 @@ def _leaderboard(game: str, request: Request) -> Response[str]:
 @get("/players/{player_id:str}", include_in_schema=False, sync_to_thread=False)
 def player_page(player_id: str, request: Request) -> Response[str]:
     _ = translator(lang_of(request))
-    rest = f"""  <section class="panel" aria-labelledby="ratings-h"><h2 id="ratings-h">{_("player.ratings")}</h2><div
+    rest = f"""  <p id="p-completion" class="hint"></p>
+  <section class="panel" aria-labelledby="ratings-h"><h2 id="ratings-h">{_("player.ratings")}</h2><div
       id="p-charts"></div></section>
   <section class="panel" aria-labelledby="recent-h"><h2 id="recent-h">{_("player.recent")}</h2><div
     id="p-games"></div></section>

@@ -134,6 +134,29 @@ def test_nothing_below_the_tools_imports_workers():
     assert reaching == []
 
 
+# A feature's inner parts: its live copies and how it keeps them. Another
+# feature reaches it through its service and the values every feature shares
+# (services/app/commands.py, seats.py, ports/), never through these.
+FEATURE_INTERNALS = {
+    "services.app.games": ("tables", "copies", "cache", "seating", "moves"),
+    "services.app.tournaments": ("copies", "rounds"),
+    "services.app.agents": ("calls", "post", "signing"),
+}
+
+
+def test_no_feature_imports_another_features_internals():
+    internal, _ = _graph()
+    inner = {f"{feature}.{part}": feature for feature, parts in FEATURE_INTERNALS.items() for part in parts}
+    reaching = sorted(
+        f"{m} -> {n}"
+        for m, deps in internal.items()
+        if m.startswith("services.app.")
+        for n in deps
+        if n in inner and not m.startswith(inner[n] + ".")
+    )
+    assert reaching == []
+
+
 def test_embedded_servers_imported_only_by_the_tool_that_starts_them():
     _, external = _graph()
     for package, allowed in EMBEDDED.items():

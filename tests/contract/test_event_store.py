@@ -345,7 +345,16 @@ def _signature(method: Any) -> list[tuple[str, Any]]:
 
 def test_both_stores_offer_the_port_and_the_memory_store_every_method_of_postgresql() -> None:
     port = [name for name, member in vars(EventLog).items() if inspect.iscoroutinefunction(member)]
-    assert sorted(port) == ["append", "commands_of", "create_stream", "read", "read_with_commands", "recorded_ms"]
+    assert sorted(port) == [
+        "append",
+        "append_chained",
+        "chain_key",
+        "commands_of",
+        "create_stream",
+        "read",
+        "read_with_commands",
+        "recorded_ms",
+    ]
     public = [n for n, m in vars(EventStore).items() if not n.startswith("_") and inspect.iscoroutinefunction(m)]
     assert set(port) < set(public)
     for name in public:

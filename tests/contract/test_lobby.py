@@ -76,6 +76,40 @@ class LobbyContract:
         assert await lobby.seat_of(new.game_id, player_id) == 2
         assert await lobby.seat_of(new.game_id, str(uuid.uuid4())) is None
 
+    async def test_a_finished_table_has_one_rematch_and_it_names_that_table(self, lobby: Any, events: Any) -> None:
+        finished = await self._table(lobby, events)
+        assert await lobby.rematch_for(finished.game_id) is None
+        again = await self._table(lobby, events, _new(rematch_of=finished.game_id))
+        # A second rematch of the same table is refused: the asker finds the first.
+        assert not await lobby.insert_table(_new(rematch_of=finished.game_id))
+        assert await lobby.rematch_for(finished.game_id) == again.game_id
+        row = await lobby.table(again.game_id)
+        assert row is not None and row.table.rematch_of == finished.game_id
+        assert await lobby.rematch_for(again.game_id) is None
+        assert await lobby.rematch_for("not-a-uuid") is None
+
+    async def test_ranked_finishes_say_when_and_whether_the_seat_was_handed_over(
+        self, lobby: Any, events: Any, accounts: Any
+    ) -> None:
+        player, _ = await self._player(accounts)
+        left = await self._table(lobby, events)  # ranked (the default of _new)
+        kept = await self._table(lobby, events)
+        unranked = await self._table(lobby, events, _new(ranked=False))
+        playing = await self._table(lobby, events)
+        for new, seat in ((left, 2), (kept, 0), (unranked, 1), (playing, 1)):
+            await lobby.insert_seats(new.game_id, [SeatRow(seat, player, None)])
+        end = b'{"type":"hm.game_finished","forfeited":[2]}'
+        for new in (left, kept, unranked):
+            await events.append(new.game_id, 0, [("e", b"{}"), ("hm.game_finished", end)])
+            await lobby.mark_finished(new.game_id)
+        finishes = await lobby.ranked_finishes(player, 10)
+        # Newest first: `kept` finished last; the player's seat 2 at `left` was handed over.
+        assert [handed for _, handed in finishes] == [False, True]
+        assert finishes[0][0] >= finishes[1][0]
+        assert len(await lobby.ranked_finishes(player, 1)) == 1
+        assert await lobby.ranked_finishes(str(uuid.uuid4()), 10) == []
+        assert await lobby.ranked_finishes("not-a-uuid", 10) == []
+
     async def test_a_seat_held_already_is_refused_and_the_holder_keeps_it(
         self, lobby: Any, events: Any, accounts: Any
     ) -> None:

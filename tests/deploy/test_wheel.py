@@ -86,17 +86,24 @@ def _wheel_cache() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hanamichi" / "locked-wheels"
 
 
+def _uv() -> str | None:
+    """uv, from the checkout's virtualenv (.ci/run installs it there) or PATH."""
+    return shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+
+
 def _install_locked(pip: list[str], env: dict[str, str], cwd: Path) -> None:
-    """requirements.lock into the virtualenv: from the files kept from the
-    last run, without asking an index; downloaded first (pip download) when
-    some are missing, on the first run or after a re-lock."""
+    """requirements.lock into the virtualenv (`pip` is its pip, or uv's pip
+    interface for it): from the files kept from the last run, without asking
+    an index; downloaded first (the checkout's pip download) when some are
+    missing, on the first run or after a re-lock."""
     cache = _wheel_cache()
     cache.mkdir(parents=True, exist_ok=True)
     lock = str(ROOT / "requirements.lock")
     offline = [*pip, "install", "--quiet", "--no-compile", "--no-index", "--find-links", str(cache), "-r", lock]
     if subprocess.run(offline, capture_output=True, cwd=cwd, env=env, timeout=600).returncode == 0:
         return
-    _run([*pip, "download", "--quiet", "--no-deps", "-d", str(cache), "-r", lock], 900, cwd=cwd, env=env)
+    download = [sys.executable, "-m", "pip", "--disable-pip-version-check", "download", "--quiet", "--no-deps"]
+    _run([*download, "-d", str(cache), "-r", lock], 900, cwd=cwd)
     _run(offline, 600, cwd=cwd, env=env)
 
 
@@ -135,8 +142,12 @@ def installed() -> Iterator[Installed]:
         for name in sources:
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, source / name)
+        # deploy/Dockerfile's `pip wheel --no-deps .`, with the build backend
+        # pyproject.toml names (setuptools) as the test lock installed it here
+        # instead of a copy pip would download into an isolated environment.
         _run(
-            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(folder / "dist"), "."],
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet"]
+            + ["-w", str(folder / "dist"), "."],
             300,
             cwd=source,
         )
@@ -145,9 +156,17 @@ def installed() -> Iterator[Installed]:
 
         start = time.monotonic()
         venv = folder / "venv"
-        _run([sys.executable, "-m", "venv", str(venv)], 120)
-        pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
         env = _clean_env(venv)
+        uv = _uv()
+        if uv is None:
+            _run([sys.executable, "-m", "venv", str(venv)], 120)
+            pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
+        else:
+            # uv (what .ci/run installs the locked sets with): the same lock file and
+            # wheel, hash-checked, into a virtualenv in a second where pip takes 15.
+            _run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], 120, env=env)
+            pip = [uv, "pip"]
+            env = {**env, "VIRTUAL_ENV": str(venv)}  # the environment uv's pip installs into
         _install_locked(pip, env, folder / "cwd")
         _run([*pip, "install", "--quiet", "--no-compile", "--no-deps", str(wheel)], 120, cwd=folder / "cwd", env=env)
         # The lock file alone satisfies everything the wheel declares.
@@ -219,39 +238,46 @@ class Serve:
 
 
 @pytest.fixture(scope="module")
-def installed_serve(installed: Installed) -> Iterator[Serve]:
-    """The installed copy's `hanamichi serve`, as the image runs it, with
-    embedded PostgreSQL and Redis (no DATABASE_URL/REDIS_URL)."""
+def serves(installed: Installed, server_env: dict[str, str]) -> Iterator[tuple[Serve, Serve]]:
+    """(the installed copy's serve, the checkout's serve), started at once
+    (each takes seconds to come up; neither needs the other)."""
     start = time.monotonic()
+    source = installed.folder / "source"
+    checkout_env = {**server_env, "PYTHONPATH": str(source)}
+    where = _run([sys.executable, "-c", "import services; print(services.__file__)"], 60, cwd=source, env=checkout_env)
+    assert where.stdout.startswith(str(source)), where.stdout
+    # The installed copy's `hanamichi serve`, as the image runs it, with
+    # embedded PostgreSQL and Redis (no DATABASE_URL/REDIS_URL).
     env = _clean_env(installed.venv)
     data = installed.folder / "data"
     env["HANAMICHI_DATA"] = str(data)
     argv = [str(installed.venv / "bin" / "hanamichi")]
-    serve = Serve(argv, installed.folder / "cwd", env, installed.folder / "serve-wheel.log", data)
+    wheel = Serve(argv, installed.folder / "cwd", env, installed.folder / "serve-wheel.log", data)
     try:
-        serve.wait_ready()
-        installed.took["start serve (embedded servers)"] = time.monotonic() - start
-        yield serve
+        # The same `serve` run from the checkout's sources with the checkout's
+        # virtualenv, as developers run it: the sources as they were when the
+        # wheel was built (their copy), since others may change the tree meanwhile.
+        argv = [sys.executable, "-m", "services.cli"]
+        checkout = Serve(argv, source, checkout_env, installed.folder / "serve-checkout.log", extra=["--no-worker"])
+        try:
+            wheel.wait_ready()
+            installed.took["start serve (embedded servers)"] = time.monotonic() - start
+            checkout.wait_ready()
+            yield wheel, checkout
+        finally:
+            checkout.stop()
     finally:
-        serve.stop()
+        wheel.stop()
 
 
 @pytest.fixture(scope="module")
-def checkout_serve(installed: Installed, server_env: dict[str, str]) -> Iterator[Serve]:
-    """The same `serve` run from the checkout's sources with the checkout's
-    virtualenv, as developers run it: the sources as they were when the wheel
-    was built (their copy), since others may change the tree meanwhile."""
-    source = installed.folder / "source"
-    env = {**server_env, "PYTHONPATH": str(source)}
-    where = _run([sys.executable, "-c", "import services; print(services.__file__)"], 60, cwd=source, env=env)
-    assert where.stdout.startswith(str(source)), where.stdout
-    argv = [sys.executable, "-m", "services.cli"]
-    serve = Serve(argv, source, env, installed.folder / "serve-checkout.log", extra=["--no-worker"])
-    try:
-        serve.wait_ready()
-        yield serve
-    finally:
-        serve.stop()
+def installed_serve(serves: tuple[Serve, Serve]) -> Serve:
+    return serves[0]
+
+
+@pytest.fixture(scope="module")
+def checkout_serve(serves: tuple[Serve, Serve]) -> Serve:
+    return serves[1]
 
 
 def test_the_installed_package_is_the_wheel_not_the_checkout(installed):

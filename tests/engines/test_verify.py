@@ -9,10 +9,10 @@ import msgspec
 import pytest
 from msgspec.structs import replace
 
-from engines.core import Chance, commitment
+from engines.core import Chance, commitment, deal_seed, valid_client_seed
 from engines.playout import Playout
 from engines.registry import available, get_game
-from engines.verify import ExportError, read_export, verify_events, verify_export
+from engines.verify import ExportError, Seeding, read_export, verify_events, verify_export
 
 SALT = "5a" * 32
 GAMES = [get_game(name) for name in available()]
@@ -175,3 +175,34 @@ def test_random_games_of_every_size_verify(game) -> None:
             playout.run()
             verdict = verify_events(game, playout.log)
             assert verdict.ok, (players, seed, verdict.problems)
+
+
+def test_deal_seed_is_the_documented_hash_of_server_seed_and_client_seeds() -> None:
+    # docs/fairness.md, "Client seeds": the JSON array without whitespace.
+    digest = hashlib.sha256(b'["4125870123456789","alice: 42","","bob"]').digest()
+    assert deal_seed(4125870123456789, ["alice: 42", "", "bob"]) == int.from_bytes(digest[:8], "big") >> 2
+    assert deal_seed(1, ['a"b\\']) == int.from_bytes(hashlib.sha256(b'["1","a\\"b\\\\"]').digest()[:8], "big") >> 2
+    assert 0 <= deal_seed(1, []) < 2**62
+    assert deal_seed(1, ["a", ""]) != deal_seed(1, ["", "a"])  # seat order counts
+
+
+def test_client_seeds_are_printable_ascii_of_at_most_64_characters() -> None:
+    assert valid_client_seed("") and valid_client_seed(" ~" * 32)
+    assert not valid_client_seed("x" * 65)
+    assert not valid_client_seed("caf\u00e9") and not valid_client_seed("tab\t")
+
+
+@pytest.mark.parametrize("game", GAMES[:2], ids=lambda g: g.name)
+def test_a_deal_mixed_from_client_seeds_verifies_and_another_client_seed_does_not(game) -> None:
+    server_seed, seeds = 977, ["mine", ""]
+    log = finished_log(game, seed=deal_seed(server_seed, seeds))
+    honest = Seeding(commitment(server_seed, SALT), seeds, server_seed)
+    assert verify_events(game, log, honest).ok
+    for forged in (
+        Seeding(honest.commitment, ["someone else's", ""], server_seed),
+        Seeding(honest.commitment, seeds, server_seed + 1),
+        Seeding(commitment(server_seed + 1, SALT), seeds, server_seed),
+        Seeding(honest.commitment, seeds, None),
+    ):
+        verdict = verify_events(game, log, forged)
+        assert not verdict.commitment_ok and verdict.deals_ok and verdict.replay_ok, forged

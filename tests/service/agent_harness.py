@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -26,11 +27,14 @@ AGENT_ENV = {
 
 
 class Stack:
-    """API server + one worker, both allowed to call agents on 127.0.0.1."""
+    """API server + one worker, both allowed to call agents on 127.0.0.1.
+    With `server` (a running one with AGENT_ENV, such as the session's
+    `session_agent_api`), the stack starts and stops only its worker."""
 
-    def __init__(self, server_env: dict[str, str], log_dir: Path) -> None:
+    def __init__(self, server_env: dict[str, str], log_dir: Path, server: ServerProcess | None = None) -> None:
         self.env = {**server_env, **AGENT_ENV}
-        self.server = ServerProcess(free_test_port(), self.env)
+        self.own_server = server is None
+        self.server = ServerProcess(free_test_port(), self.env) if server is None else server
         self.log_dir = log_dir
         self.worker = WorkerProcess(self.env, log_dir / "worker.log")
 
@@ -39,13 +43,25 @@ class Stack:
         return self.server.base_url
 
     def start(self) -> Stack:
-        self.server.start()
+        if self.own_server:
+            self.server.start()
         self.worker.start()
         return self
 
     def stop(self) -> None:
         self.worker.stop()
-        self.server.stop()
+        if self.own_server:
+            self.server.stop()
+
+
+def agent_api(server_env: dict[str, str]) -> Iterator[ServerProcess]:
+    """The body of a fixture: an API server alone with AGENT_ENV."""
+    server = ServerProcess(free_test_port(), {**server_env, **AGENT_ENV})
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 class AgentProcess:

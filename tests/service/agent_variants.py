@@ -6,6 +6,7 @@ real process: `python tests/service/agent_variants.py KIND --port P --secret S`.
   crash    answers --after calls, then dies in the middle of the next one
   garbage  per game, call by call: garbage, a good move, an illegal move,
            garbage, an illegal move, ... (invalid_response / illegal_action)
+  illegal  answers an illegal move to every call
   always500    answers HTTP 500 (with a JSON error body) to every call
   alternate500 per game, every other call HTTP 500, the others a good move
   highest      a working bot that plays its highest card (Kabuki Tricks), else random
@@ -69,7 +70,8 @@ def illegal(turn: dict) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("kind", choices=("good", "slow", "crash", "garbage", "always500", "alternate500", "highest"))
+    kinds = ("good", "slow", "crash", "garbage", "illegal", "always500", "alternate500", "highest")
+    parser.add_argument("kind", choices=kinds)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--secret", required=True)
     parser.add_argument("--delay-ms", type=int, default=800)
@@ -94,6 +96,8 @@ def main() -> None:
                 return b"this is not json {"
             if what == "illegal":
                 return illegal(turn)
+        elif args.kind == "illegal":
+            return illegal(turn)
         elif args.kind == "always500" or (args.kind == "alternate500" and n % 2 == 0):
             return ERROR_500
         elif args.kind == "highest":

@@ -4,13 +4,17 @@ name keeps it out of the suite's collection; run it on purpose):
 
     python -m pytest tests/service/measure_failing_pays.py -q -s
 
-Three push agents (tests/service/agent_variants.py): `always500` (HTTP 500 to
-every call), `alternate500` (every other call) and `highest` (a working bot
-that plays its highest card) each spar 50 three-player Kabuki Tricks games
-against two `heuristic` house bots, through a real server and worker, at once.
-It prints, per agent: mean points, mean place as the game scores it, mean
-table place under the forfeit rule (a seat handed to a house bot ranks last),
-wins, strikes by reason, games handed to a bot and the share of its own moves."""
+Six push agents (tests/service/agent_variants.py): `always500` (HTTP 500 to
+every call), `slow` (every answer past its deadline), `illegal` (an illegal
+move every call), `garbage` (unparseable, illegal and good answers in turn),
+`good` (random legal moves) and `highest` (a working bot that plays its
+highest card) each spar 30 three-player Kabuki Tricks games against two
+`heuristic` house bots on the same deals (one seed), through a real server
+and worker, at once. It prints each report's figures: games forfeited, mean
+score (of the games the agent finished itself), mean counted place (a
+forfeited seat is last), wins, strikes by reason and the share of its own
+moves; then the same deals in duplicate (the house bot in the agent's seat)
+with the mean difference and its interval."""
 
 from __future__ import annotations
 
@@ -24,8 +28,9 @@ from tests.service.client import ApiClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
-GAMES = 50
-KINDS = ("always500", "alternate500", "highest")
+GAMES = 30
+SEED = 20261207
+KINDS = ("always500", "slow", "illegal", "garbage", "good", "highest")
 
 
 async def test_measure_failing_pays(server_env, tmp_path_factory):
@@ -40,7 +45,14 @@ async def test_measure_failing_pays(server_env, tmp_path_factory):
             processes.append(process)
             r = await owner.post(
                 f"/api/v1/agents/{agent['agent_id']}/sparring",
-                {"game": "kabuki-tricks", "games": GAMES, "players": 3, "bot": "heuristic"},
+                {
+                    "game": "kabuki-tricks",
+                    "games": GAMES,
+                    "players": 3,
+                    "bot": "heuristic",
+                    "seed": SEED,
+                    "duplicate": True,
+                },
             )
             assert r.status_code == 201, r.text
             series[kind] = (agent["agent_id"], r.json()["sparring_id"])
@@ -59,14 +71,14 @@ async def test_measure_failing_pays(server_env, tmp_path_factory):
             f"\n{GAMES} three-player Kabuki Tricks games per agent against 2 heuristic bots,"
             f" {time.monotonic() - started:.0f} s"
         )
-        print("agent        points  place  table_place  wins  strikes (by reason)            handed  own moves")
+        print("agent      forfeited  score  place  wins  duplicate diff (95% CI)   strikes (by reason)  own moves")
         for kind, rep in reports.items():
-            results = rep["results"]
-            table_place = sum(r["table_place"] for r in results) / len(results)
+            dup = rep["duplicate"]
+            score = "  -  " if rep["mean_score"] is None else f"{rep['mean_score']:5.2f}"
+            diff = "-" if dup["mean_difference"] is None else f"{dup['mean_difference']:+.2f} {dup['ci95']}"
             print(
-                f"{kind:<12} {rep['mean_score']:6.2f}  {rep['mean_place']:5.2f}  {table_place:11.2f}  {rep['wins']:4d}"
-                f"  {rep['strikes']['total']:4d} {rep['strikes']['by_reason']!s:<26}"
-                f"  {rep['strikes']['games_handed_to_bot']:6d}  {rep['moves']['share']}"
+                f"{kind:<10} {rep['forfeited']:4d}/{GAMES:<4} {score}  {rep['mean_place']:5.2f}  {rep['wins']:4d}"
+                f"  {diff:<24}  {rep['strikes']['total']:4d} {rep['strikes']['by_reason']!s}  {rep['moves']['share']}"
             )
             assert rep["finished"] == GAMES
     finally:

@@ -159,23 +159,17 @@ async def test_registration_refuses_private_endpoints_unless_allowed(server):
     assert r.status_code == 422
 
 
-async def test_registration_accepts_a_local_endpoint_where_allowed(server_env):
-    import tempfile
-    from pathlib import Path
-
-    from tests.service.agent_harness import Stack
-
-    stack = Stack(server_env, Path(tempfile.mkdtemp()))
-    stack.server.start()  # the API alone is enough to register
+async def test_registration_accepts_a_local_endpoint_where_allowed(session_agent_api):
+    # The API alone is enough to register: the session's, with AGENT_ENV (tests/conftest.py).
+    owner = await ApiClient.register(session_agent_api.base_url, "local author")
     try:
-        owner = await ApiClient.register(stack.base_url, "local author")
         r = await owner.post(
             "/api/v1/agents", {"name": "a", "games": ["kabuki-tricks"], "endpoint": "http://127.0.0.1:18999/turn"}
         )
         assert r.status_code == 201, r.text
         assert r.json()["secret"].startswith("whsec_") and r.json()["token"].startswith("hm_")
     finally:
-        stack.server.stop()
+        await owner.close()
 
 
 async def test_a_paused_agent_takes_no_new_seat_and_plays_only_declared_games(server):

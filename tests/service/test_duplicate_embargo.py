@@ -16,8 +16,8 @@ import pytest
 
 import engines.tournament as tn
 from services.app.errors import ServiceError
-from services.app.games.tables import SeatHolder
 from services.app.players import Player
+from services.app.seats import SeatHolder
 from services.app.tournaments.service import table_game_id
 from services.bootstrap import Runtime
 from services.config import Settings

@@ -9,22 +9,23 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import msgspec
 import pytest
 
 from engines.registry import all_games
 from tests.service.client import play_randomly
-from tests.service.two_processes import FreshClients, TwoApiProcesses, start_two_api_processes
+from tests.service.two_processes import FreshClients, TwoApiProcesses
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
-@pytest.fixture(scope="module")
-def api(server_env) -> Iterator[TwoApiProcesses]:
-    """`serve --processes 2 --no-worker`, shared by the module's tests."""
-    yield from start_two_api_processes(server_env, with_worker=False)
+@pytest.fixture
+def api(session_two_api_processes) -> TwoApiProcesses:
+    """`serve --processes 2 --no-worker`: the session's (tests/conftest.py),
+    the tests kill no process."""
+    return session_two_api_processes
 
 
 @pytest.fixture

@@ -208,9 +208,17 @@ def test_the_kit_imports_nothing_of_the_server():
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+@pytest.fixture(scope="module")
+def worker(server, server_env, tmp_path_factory):
+    """One worker beside `server` for the module's pull-runner tests (they
+    stop no process)."""
+    worker = WorkerProcess(server_env, tmp_path_factory.mktemp("kit") / "worker.log").start()
+    yield worker
+    worker.stop()
+
+
 @pytest.mark.asyncio(loop_scope="session")
-async def test_pull_runner_plays_a_whole_game_through_a_dropped_stream_and_reports_errors(server, server_env, tmp_path):
-    worker = WorkerProcess(server_env, tmp_path / "worker.log").start()
+async def test_pull_runner_plays_a_whole_game_through_a_dropped_stream_and_reports_errors(server, worker):
     port = free_test_port()
     gate = TcpGate(("tcp", "127.0.0.1", server.port), port).start()
     calls = []
@@ -262,16 +270,14 @@ async def test_pull_runner_plays_a_whole_game_through_a_dropped_stream_and_repor
         if agent is not None:
             agent.stop.set()
         gate.stop()
-        worker.stop()
 
 
 @pytest.mark.asyncio(loop_scope="session")
-async def test_pull_runner_answers_your_chance_with_an_optional_request(server, server_env, tmp_path):
+async def test_pull_runner_answers_your_chance_with_an_optional_request(server, worker):
     """At a Kabuki masks table the pull runner turns `your_chance` into the
     request marked optional (time_bank_ms 0) and posts the Stop the function
     takes; before the fix the event was ignored and no Stop came from seat 0
     while another seat was awaited."""
-    worker = WorkerProcess(server_env, tmp_path / "worker.log").start()
     requests = []
 
     def act(request):
@@ -316,4 +322,3 @@ async def test_pull_runner_answers_your_chance_with_an_optional_request(server, 
     finally:
         if agent is not None:
             agent.stop.set()
-        worker.stop()

@@ -13,7 +13,9 @@ import uuid
 
 from tests.conftest import WorkerProcess
 from tests.service.client import ApiClient
-from tests.service.two_processes import PROCESS_HEADER, two_api_processes  # noqa: F401 - the fixture
+from tests.service.two_processes import PROCESS_HEADER, shared_two_api_processes
+
+two_api_processes = shared_two_api_processes  # the session's serve: the test kills no process
 
 GAME = "kabuki-tricks"
 

@@ -135,7 +135,8 @@ def test_tournament_tables_pace_bots_only_where_people_sit():
     """Tables without their own bot_delay_ms (tournaments): people's pace
     where a person sits, the process's (instant) elsewhere."""
     from services.app.games.housebots import HouseBots
-    from services.app.games.tables import LobbyRecord, SeatHolder, Table
+    from services.app.games.tables import LobbyRecord, Table
+    from services.app.seats import SeatHolder
 
     class Games:
         on_commit: list = []

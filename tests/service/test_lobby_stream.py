@@ -19,12 +19,11 @@ from tests.service.test_faults import PrivateServers
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
-@pytest.fixture(scope="module")
-def second_server(server_env):
-    proc = ServerProcess(free_test_port(), server_env)
-    proc.start()
-    yield proc
-    proc.stop()
+@pytest.fixture
+def second_server(session_two_api_processes):
+    """API processes other than `server`'s on the same database and Redis:
+    the session's `serve --processes 2` (tests/conftest.py)."""
+    return session_two_api_processes
 
 
 class LobbyReader:

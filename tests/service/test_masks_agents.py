@@ -27,8 +27,9 @@ WINDOW_MS = 150  # short, so a whole game fits in a test
 
 
 @pytest.fixture(scope="module")
-def stack(server_env, tmp_path_factory):
-    stack = Stack(server_env, tmp_path_factory.mktemp("masks-agents")).start()
+def stack(server_env, session_agent_api, tmp_path_factory):
+    """A worker of the module's own beside the session's agent API (tests/conftest.py)."""
+    stack = Stack(server_env, tmp_path_factory.mktemp("masks-agents"), server=session_agent_api).start()
     yield stack
     stack.stop()
 

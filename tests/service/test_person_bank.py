@@ -10,12 +10,9 @@ import asyncio
 
 import pytest
 
+from tests.conftest import WorkerProcess
 from tests.service.client import ApiClient
-from tests.service.two_processes import (  # noqa: F401 - the fixture
-    FreshClients,
-    TwoApiProcesses,
-    two_api_processes_with_worker,
-)
+from tests.service.two_processes import FreshClients, TwoApiProcesses
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -56,8 +53,18 @@ async def _played_for(person: ApiClient, game_id: str) -> list[dict]:
     return [e for e in events if e["event"]["type"] == "hm.move_played_for_seat"]
 
 
-async def test_a_slow_move_is_paid_from_the_persons_bank(two_api_processes_with_worker):  # noqa: F811
-    serve = two_api_processes_with_worker
+@pytest.fixture
+def serve_with_worker(session_two_api_processes, server_env, tmp_path):
+    """The session's two API processes (tests/conftest.py; the test kills
+    none) and a worker of the test's own beside them, taking jobs before the
+    test starts (the deadline that plays for the seat is its job)."""
+    worker = WorkerProcess(server_env, tmp_path / "worker.log").start()
+    yield session_two_api_processes
+    worker.stop()
+
+
+async def test_a_slow_move_is_paid_from_the_persons_bank(serve_with_worker):
+    serve = serve_with_worker
     crowd = FreshClients(serve)
     try:
         person = await crowd.register("slow-thinker")

@@ -9,24 +9,25 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import msgspec
 import pytest
 
 from engines.registry import get_game
 from tests.service.client import ApiClient, SseReader, play_randomly
-from tests.service.two_processes import FreshClients, TwoApiProcesses, start_two_api_processes
+from tests.service.two_processes import FreshClients, TwoApiProcesses
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 KT = get_game("kabuki-tricks")
 
 
-@pytest.fixture(scope="module")
-def api(server_env) -> Iterator[TwoApiProcesses]:
-    """`serve --processes 2 --no-worker`, shared by the module's tests."""
-    yield from start_two_api_processes(server_env, with_worker=False)
+@pytest.fixture
+def api(session_two_api_processes) -> TwoApiProcesses:
+    """`serve --processes 2 --no-worker`: the session's (tests/conftest.py),
+    the tests kill no process."""
+    return session_two_api_processes
 
 
 @pytest.fixture
@@ -88,9 +89,13 @@ async def test_spectator_stream_during_play_shows_no_hand(api, people):
     hands = [set((await c.game(game_id))["view"]["hand"]) for c in clients]
     assert all(hands), "every seat holds cards mid-round"
     assert spectator.game_events and seat0.game_events
+
     # Deal events: the seat's stream names its own hand, the spectator's none.
-    dealt_public = [e for e in spectator.game_events if "deal" in e["event"]["type"]]
-    dealt_seat0 = [e for e in seat0.game_events if "deal" in e["event"]["type"]]
+    def dealing(e: dict) -> bool:  # the engine's deals, not the table's hm.deal_seeded
+        return "deal" in e["event"]["type"] and not e["event"]["type"].startswith("hm.")
+
+    dealt_public = [e for e in spectator.game_events if dealing(e)]
+    dealt_seat0 = [e for e in seat0.game_events if dealing(e)]
     assert dealt_public and dealt_seat0
     assert all(not any(e["event"]["hands"]) for e in dealt_public)
     assert any(hands[0] & set(_cards_in(e["event"])) for e in dealt_seat0)

@@ -94,7 +94,14 @@ async def test_a_finished_game_verifies_and_a_tampered_export_does_not(server, t
 
     r = await spectator.get(f"/api/v1/games/{game_id}/verify")
     assert r.status_code == 200, r.text
-    assert r.json() == {"game_id": game_id, "commitment_ok": True, "deals_ok": True, "replay_ok": True, "problems": []}
+    assert r.json() == {
+        "game_id": game_id,
+        "commitment_ok": True,
+        "deals_ok": True,
+        "replay_ok": True,
+        "problems": [],
+        "chain": "ok",
+    }
 
     export = (await spectator.get(f"/api/v1/games/{game_id}/export")).text
     good = tmp_path / "game.ndjson"

@@ -12,7 +12,10 @@ import time
 import pytest
 
 from tests.service.client import ApiClient
-from tests.service.two_processes import two_api_processes  # noqa: F401 - the fixture
+from tests.service.two_processes import shared_two_api_processes
+
+two_api_processes = shared_two_api_processes  # one serve for the module
+
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -73,8 +76,15 @@ async def test_two_tabs_hold_one_ticket_and_a_lone_person_gets_bots(two_api_proc
 async def test_bots_now_withdrawal_and_refusals(two_api_processes) -> None:  # noqa: F811
     answered: set[str] = set()
     hurried, patient, other = await _people(two_api_processes.base_url, answered, "qp-now", "qp-wait", "qp-other")
-    r = await hurried.post("/api/v1/quick-play", {"game": "tezuma-trick", "players": 3, "bots_now": True})
+    body = {"game": "tezuma-trick", "players": 3, "bots_now": True, "client_seed": "hurried's own"}
+    r = await hurried.post("/api/v1/quick-play", body)
     assert r.status_code == 200 and r.json()["status"] == "seated", r.text
+    # The ticket's client seed is in the deal (docs/fairness.md, "Client seeds").
+    seated = r.json()
+    events = (await hurried.get(f"/api/v1/games/{seated['game_id']}/events", after=0)).json()["events"]
+    seeded = next(e["event"] for e in events if e["event"]["type"] == "hm.deal_seeded")
+    assert seeded["client_seeds"][seated["seat"]] == "hurried's own"
+    assert seeded["commitment"] == (await hurried.game(seated["game_id"]))["commitment"]
     r = await patient.post("/api/v1/quick-play", {"game": "kabuki-masks", "players": 6})
     ticket = r.json()["ticket_id"]
     pools = (await patient.get("/api/v1/quick-play")).json()["pools"]

@@ -12,9 +12,10 @@ from tests.service.client import ApiClient
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
-async def test_worker_logs_start_summary_stop_not_each_job(server_env, tmp_path_factory):
+async def test_worker_logs_start_summary_stop_not_each_job(server_env, session_agent_api, tmp_path_factory):
     env = {**server_env, "HANAMICHI_LOG_LEVEL": "INFO", "HANAMICHI_LOG_SUMMARY_S": "1"}
-    stack = Stack(env, tmp_path_factory.mktemp("quiet")).start()
+    # The worker's log is the one read: the session's agent API serves it.
+    stack = Stack(env, tmp_path_factory.mktemp("quiet"), server=session_agent_api).start()
     process = None
     try:
         owner = await ApiClient.register(stack.base_url, "quiet author")

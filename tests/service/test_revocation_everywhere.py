@@ -15,7 +15,10 @@ from collections.abc import Callable
 
 import httpx
 
-from tests.service.two_processes import PROCESS_HEADER, two_api_processes  # noqa: F401 - the fixture
+from tests.service.two_processes import PROCESS_HEADER, shared_two_api_processes
+
+two_api_processes = shared_two_api_processes  # one serve for the module
+
 
 PASSWORD = "correct horse"
 

@@ -119,6 +119,12 @@ class Serve:
             self.proc.wait()
 
 
+# One API process where a test is about the embedded servers, the worker or a
+# stop, not about several API processes (test_serve_processes_... is): each
+# one more imports everything anew at every start, seconds on a loaded machine.
+ONE = ("--processes", "1")
+
+
 def _serve_env(data_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(HANAMICHI_DATA=str(data_dir), PYTHONPATH=str(ROOT))
@@ -145,7 +151,7 @@ def test_serve_starts_embedded_servers_stops_them_and_keeps_the_data(tmp_path):
     env = _serve_env(data_dir)
 
     # First start: empty data folder.
-    serve = Serve(cwd, env, api_port)
+    serve = Serve(cwd, env, api_port, ONE)
     try:
         ready = serve.wait_ready()
         assert ready.json() == {"status": "ready", "postgres": "ok", "redis": "ok"}
@@ -182,7 +188,7 @@ def test_serve_starts_embedded_servers_stops_them_and_keeps_the_data(tmp_path):
         _stop_leftovers(data_dir)
 
     # Second start on the same data; the player's token still works.
-    serve = Serve(cwd, env, api_port)
+    serve = Serve(cwd, env, api_port, ONE)
     try:
         serve.wait_ready()
         pids = _server_pids(data_dir)
@@ -263,7 +269,7 @@ def _wait(predicate, timeout: float, what: str):
 
 def test_sigterm_ends_every_stream_and_exits_within_5_s_and_a_dead_worker_is_restarted(tmp_path):
     data_dir = (tmp_path / "data").resolve()
-    serve = Serve(tmp_path, _serve_env(data_dir), _pick_port(18950, 18999))
+    serve = Serve(tmp_path, _serve_env(data_dir), _pick_port(18950, 18999), ONE)
     watches: list[StreamWatch] = []
     try:
         serve.wait_ready()
@@ -329,6 +335,7 @@ def test_two_instances_at_once_and_a_start_stops_what_a_killed_one_left(tmp_path
     try:
         first.wait_ready()
         # A second instance with its own data folder, at the same time.
+        # Several API processes: a SIGKILLed serve's children must die with it.
         second = Serve(tmp_path, _serve_env(dirs[1]), ports[1])
         second.wait_ready()
         assert httpx.get(first.base_url + "/ready").status_code == 200

@@ -39,7 +39,10 @@ async def test_streams_opened_before_the_start_deliver_the_seat_events(server):
         await _until(lambda: any(m.get("event") == "turn" for m in readers[first].messages))
         turn = next(m for m in readers[first].messages if m.get("event") == "turn")
         legal = (await people[first].game(game_id))["legal_actions"]
-        assert turn["data"] == {"version": info["version"], "legal_actions": legal}
+        # The turn is a receipt too: the log's chain hash at that version.
+        seen = (await people[first].get(f"/api/v1/games/{game_id}/events", after=0)).json()["events"]
+        head = next(e["hash"] for e in seen if e["version"] == info["version"])
+        assert turn["data"] == {"version": info["version"], "legal_actions": legal, "chain_head": head}
         # The dealer deals: every seat's stream carries what that seat may see,
         # exactly as its own GET /events says (its own hand, nobody else's).
         r = await people[first].act(game_id, legal[0])

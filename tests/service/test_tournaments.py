@@ -24,7 +24,9 @@ import httpx
 import msgspec
 import pytest
 
+from engines.core import commitment, deal_seed
 from engines.tournament import default_points, table_points
+from engines.tournament.standings import derive
 from services.app.seatclock import ClockDefaults
 from services.infra.keys import AUTO_PREFIX
 from tests.conftest import ROOT, WorkerProcess
@@ -105,8 +107,9 @@ async def create_tournament(client: ApiClient, **settings) -> dict:
     return r.json()
 
 
-async def register(client: ApiClient, tournament_id: str) -> httpx.Response:
-    return await client.post(f"{TN}/{tournament_id}/registrations")
+async def register(client: ApiClient, tournament_id: str, client_seed: str | None = None) -> httpx.Response:
+    body = {"client_seed": client_seed} if client_seed is not None else None
+    return await client.post(f"{TN}/{tournament_id}/registrations", body)
 
 
 async def withdraw(client: ApiClient, tournament_id: str) -> httpx.Response:
@@ -248,10 +251,14 @@ async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_fi
     )
     tid = summary["tournament_id"]
     assert summary["status"] == "registering"
-    assert "seed" not in summary["settings"]
-    for client in humans:
-        r = await register(client, tid)
+    assert "seed" not in summary["settings"] and "salt" not in summary["settings"]
+    published = summary["commitment"]  # fixed before any client seed is taken
+    for i, client in enumerate(humans):
+        # Half of the people add a client seed to their tables' deals.
+        r = await register(client, tid, f"entrant {i}" if i % 2 == 0 else None)
         assert r.status_code == 200, r.text
+    r = await register(humans[0], tid, "x" * 65)
+    assert r.status_code == 400, r.text
     assert len((await get_json(organiser, f"{TN}/{tid}"))["registered"]) == 10
 
     slow = Behaviour(delay=(0.01, 0.06))
@@ -299,6 +306,21 @@ async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_fi
             assert len(table["seats"]) == 4 and table["result"] is not None
             game_ids.append(table["game_id"])
     assert len(set(game_ids)) == 12
+
+    # Client seeds (docs/fairness.md): the finished tournament reveals its
+    # seed and salt; each table's deal seed is the tournament's derived one
+    # with its seats' client seeds mixed in, and its game was dealt from it.
+    revealed = final["settings"]
+    assert commitment(revealed["seed"], revealed["salt"]) == published
+    client_seeds = {c.player_id: f"entrant {i}" for i, c in enumerate(humans) if i % 2 == 0}
+    assert final["client_seeds"] == client_seeds
+    for n, rnd in paired.items():
+        for table in rnd["tables"]:
+            unmixed = derive(revealed["seed"], "deal", n, table["table"])
+            mixed = deal_seed(unmixed, [client_seeds.get(e, "") for e in table["seats"]])
+            log = (await get_json(organiser, f"/api/v1/games/{table['game_id']}/events", after=0))["events"]
+            ended = next(e["event"] for e in log if e["event"].get("salt"))
+            assert ended["seed"] == mixed, (n, table["table"])
     stored = await db.fetch("SELECT game_id::text AS id, status FROM games WHERE tournament_id = $1", tid)
     assert sorted(r["id"] for r in stored) == sorted(game_ids)
     assert all(r["status"] == "finished" for r in stored)
@@ -316,14 +338,18 @@ async def test_scheduled_swiss_with_slow_absent_and_hesitant_humans_runs_to_a_fi
     assert all(1 <= r["place"] <= 16 for r in rows)
     assert [r["place"] for r in rows] == sorted(r["place"] for r in rows)
     assert all(r["games"] == 3 and r["byes"] == 0 for r in rows)
-    # Table points: 4/2/1/0 per table (ties share, the sum stays 7).
-    assert sum(r["points"] for r in rows) == pytest.approx(12 * sum(default_points(4)))
+    # Table points: 4/2/1/0 per table (ties share, the sum stays 7), except
+    # that a seat handed to a house bot after its strikes earns nothing.
     per_entrant: dict[str, float] = {}
+    forfeited_points = 0.0
     for rnd in paired.values():
         for table in rnd["tables"]:
             points = table_points(table["result"]["places"], default_points(4))
-            for entrant_id, p in zip(table["seats"], points, strict=True):
-                per_entrant[entrant_id] = per_entrant.get(entrant_id, 0.0) + p
+            for seat, (entrant_id, p) in enumerate(zip(table["seats"], points, strict=True)):
+                own = seat not in table["result"]["forfeited"]
+                forfeited_points += 0.0 if own else p
+                per_entrant[entrant_id] = per_entrant.get(entrant_id, 0.0) + (p if own else 0.0)
+    assert sum(r["points"] for r in rows) == pytest.approx(12 * sum(default_points(4)) - forfeited_points)
     assert {r["entrant"]: pytest.approx(r["points"]) for r in rows} == per_entrant
 
     # The tournament's own stream: one result per table, one finish.

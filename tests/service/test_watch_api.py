@@ -11,7 +11,6 @@ import uuid
 
 import pytest
 
-from tests.conftest import ServerProcess, free_test_port
 from tests.service.client import ApiClient, SseReader, play_randomly
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -35,12 +34,11 @@ async def _table_of_two(base_url: str) -> tuple[str, list[ApiClient]]:
     return game_id, clients
 
 
-@pytest.fixture(scope="module")
-def second_server(server_env):
-    proc = ServerProcess(free_test_port(), server_env)
-    proc.start()
-    yield proc
-    proc.stop()
+@pytest.fixture
+def second_server(session_two_api_processes):
+    """API processes other than `server`'s on the same database and Redis:
+    the session's `serve --processes 2` (tests/conftest.py)."""
+    return session_two_api_processes
 
 
 async def test_spectators_are_counted_over_two_api_processes_and_order_the_live_list(server, second_server):

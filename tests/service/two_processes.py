@@ -192,12 +192,8 @@ class FreshClients:
 
 def start_two_api_processes(server_env: dict[str, str], with_worker: bool) -> Iterator[TwoApiProcesses]:
     """The body of a fixture of any scope: yields once both API processes
-    answer, stops serve after. A module that plays many tests against two
-    processes shares one (serve takes seconds to start):
-
-        @pytest.fixture(scope="module")
-        def api(server_env):
-            yield from start_two_api_processes(server_env, with_worker=False)"""
+    answer, stops serve after. Tests that kill no process share the
+    session's (`shared_two_api_processes`); serve takes seconds to start."""
     serve = TwoApiProcesses(dict(server_env), with_worker=with_worker)
     try:
         serve.wait_serving()
@@ -210,6 +206,15 @@ def start_two_api_processes(server_env: dict[str, str], with_worker: bool) -> It
 def two_api_processes(server_env) -> Iterator[TwoApiProcesses]:
     """`serve --processes 2 --no-worker`, both API processes answering."""
     yield from start_two_api_processes(server_env, with_worker=False)
+
+
+@pytest.fixture
+def shared_two_api_processes(session_two_api_processes) -> TwoApiProcesses:
+    """The session's one `serve --processes 2 --no-worker` (tests/conftest.py),
+    for modules whose tests use people and tables of their own and kill no
+    process (serve takes seconds to start). A module takes it as its own:
+    `two_api_processes = shared_two_api_processes` after importing it."""
+    return session_two_api_processes
 
 
 @pytest.fixture

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
 
 from services.app.commands import CreateTable, PlayDefaultMove, TakeSeat
 from services.app.games.events import MovePlayedForSeat
@@ -22,13 +20,6 @@ from tests.unit.memory_service import MemoryService
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
 TIMED = {"move_ms": 20_000, "bank_ms": 60_000}
-
-
-@pytest_asyncio.fixture
-async def service() -> AsyncIterator[MemoryService]:
-    service = MemoryService()
-    yield service
-    await service.close()
 
 
 async def _armed(service: MemoryService, game_id: str, version: int) -> list:

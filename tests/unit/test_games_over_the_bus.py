@@ -8,10 +8,8 @@ processes."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
 
 from services.app.commands import (
     CancelTable,
@@ -25,19 +23,13 @@ from services.app.commands import (
 )
 from services.app.errors import Conflict, Forbidden
 from services.app.games.events import GameFinished, MovePlayedForSeat, SeatHandedToBot
-from services.app.games.tables import SeatHolder, engine_events
+from services.app.games.tables import engine_events
+from services.app.seats import SeatHolder
 from tests.unit.memory_service import MemoryService, first_legal
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
 GAME = "kabuki-tricks"
-
-
-@pytest_asyncio.fixture
-async def service() -> AsyncIterator[MemoryService]:
-    service = MemoryService()
-    yield service
-    await service.close()
 
 
 async def _two_seated(service: MemoryService):

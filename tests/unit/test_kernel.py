@@ -26,10 +26,10 @@ class FailingStore(MemoryEventStore):
 
     fail: Exception | None = None
 
-    async def append(self, stream_id, expected, events, command=None, seat=None) -> int:
+    async def append_chained(self, stream_id, expected, events, command=None, seat=None):
         if self.fail is not None:
             raise self.fail
-        return await super().append(stream_id, expected, events, command, seat)
+        return await super().append_chained(stream_id, expected, events, command, seat)
 
 
 async def _another_process_writes(store: MemoryEventStore, data: bytes) -> None:

@@ -6,11 +6,8 @@ ticket is seated nowhere; another's ticket is not shown."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import msgspec
 import pytest
-import pytest_asyncio
 
 from services.app.commands import JoinQuickPlay, WithdrawQuickPlay
 from services.app.errors import Conflict, Forbidden, NotFound, Unprocessable
@@ -21,13 +18,6 @@ from tests.unit.memory_service import MemoryService
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
 GAME = "kabuki-tricks"
-
-
-@pytest_asyncio.fixture
-async def service() -> AsyncIterator[MemoryService]:
-    service = MemoryService()
-    yield service
-    await service.close()
 
 
 async def test_two_people_waiting_for_the_same_game_are_seated_together(service: MemoryService) -> None:

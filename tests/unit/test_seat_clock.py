@@ -14,8 +14,9 @@ from engines.registry import get_game
 from engines.timecontrol import UNSTATED_TIME_CONTROL
 from engines.tournament.events import Settings as TournamentSettings
 from services.app.games.clocks import people_due, person_overdraft, rules_at, seat_clocks
-from services.app.games.tables import LobbyRecord, Outcome, SeatHolder, Table, decode_outcomes
+from services.app.games.tables import LobbyRecord, Outcome, Table, decode_outcomes
 from services.app.seatclock import ClockDefaults, SeatClockRules, bank_left, overdraft, seat_clock_rules
+from services.app.seats import SeatHolder
 from services.config import Settings, clock_defaults
 from services.http.routes.agents import NewSparring
 from services.http.routes.games import NewGame

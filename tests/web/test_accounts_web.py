@@ -22,6 +22,10 @@ def test_sign_up_sign_out_sign_in(page, live):
     page.get_by_label("Password").fill("correct horse battery")
     page.get_by_role("button", name="Sign in").click()
     page.get_by_role("link", name=f"Account: {name}").wait_for()
+    # The name in the header is the person's public profile.
+    page.get_by_role("link", name=f"Profile: {name}").click()
+    page.wait_for_url("**/players/*")
+    page.get_by_role("heading", name=name).first.wait_for()
 
 
 def test_account_page_changes_password_and_rotates_token(page, live):

@@ -3,6 +3,8 @@ the New table form creates a table with house bots."""
 
 from __future__ import annotations
 
+import re
+
 import httpx
 from playwright.sync_api import expect
 
@@ -66,6 +68,13 @@ def test_new_table_form_creates_a_table_with_bots(page, live):
         ("random bot", "bot", "random"),
     ]
     assert info["status"] in ("playing", "finished")
+    # The page took the seat with a client seed of its own, which is in the
+    # deal (docs/fairness.md, "Client seeds") and kept in the browser.
+    events = httpx.get(f"{live.base_url}/api/v1/games/{gid}/events", params={"after": 0}).json()["events"]
+    seeded = next(e["event"] for e in events if e["event"]["type"] == "hm.deal_seeded")
+    kept = page.evaluate("(gid) => localStorage.getItem(`hm.client-seed.${gid}`)", gid)
+    assert re.fullmatch(r"[0-9a-f]{32}", kept or "") and seeded["client_seeds"] == [kept, "", ""]
+    assert seeded["commitment"] == info["commitment"]
 
 
 def test_an_option_with_fixed_choices_is_a_select_of_them(page, live):
@@ -75,10 +84,11 @@ def test_an_option_with_fixed_choices_is_a_select_of_them(page, live):
     form.get_by_label("Game").select_option(label="Kabuki Tricks")
     form.get_by_label("Players").fill("2")
     form.get_by_label("Players").dispatch_event("change")
-    choice = form.get_by_role("combobox", name="second after dummy win")
-    assert choice.locator("option").all_inner_texts() == ["higher human", "same order"]
-    assert choice.evaluate("el => el.selectedOptions[0].textContent") == "higher human"
-    choice.select_option(label="same order")
+    # Named in words, never as the option's raw key or value.
+    choice = form.get_by_role("combobox", name="Second place after the dummy wins")
+    assert choice.locator("option").all_inner_texts() == ["the higher person", "the same order"]
+    assert choice.evaluate("el => el.selectedOptions[0].textContent") == "the higher person"
+    choice.select_option(label="the same order")
     form.get_by_role("button", name="Create table").click()
     page.wait_for_url("**/games/*")
     info = httpx.get(f"{live.base_url}/api/v1/games/{page.url.rsplit('/', 1)[1]}").json()

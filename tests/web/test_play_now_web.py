@@ -8,8 +8,10 @@ from __future__ import annotations
 import httpx
 from playwright.sync_api import expect
 
-from tests.service.two_processes import two_api_processes  # noqa: F401 - the fixture
+from tests.service.two_processes import shared_two_api_processes
 from tests.web.conftest import sign_up, unique_name
+
+two_api_processes = shared_two_api_processes  # one serve for the module
 
 
 def _person(new_context, base_url: str, prefix: str):

@@ -94,10 +94,20 @@ def test_a_person_registers_plays_the_round_and_sees_the_final_ranking(new_conte
         page.get_by_role("button", name="Register").click()
         page.get_by_role("button", name="Withdraw").wait_for()  # registered: the page offers the way back
         assert name in page.locator("#t-entrants").inner_text()
+        status = page.locator("#t-status")
+        expect(status).not_to_have_text(status.inner_text(), timeout=3000)  # the countdown ticks
+        # The list knows it too: no second "Register" for this one.
+        page.goto("/tournaments")
+        card = page.locator("li.table-card").filter(has=page.locator(f'a[href="/tournaments/{tid}"]'))
+        expect(card.get_by_text("Registered")).to_be_visible()
+        expect(card.get_by_role("button", name="Register")).to_have_count(0)
+        page.goto(f"/tournaments/{tid}")
         # The round starts; the page says so and leads to the person's table.
         go = page.get_by_role("link", name="Go to my table")
         go.wait_for(timeout=30_000)
         assert page.locator("li.table-card.mine").count() == 1
+        # House bots read as they do at the table.
+        expect(page.locator("#t-entrants")).to_contain_text("Bot (random) ")
         go.click()
         page.wait_for_url("**/games/*")
         moves = page.get_by_role("region", name="Your moves")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from tests.web.conftest import unique_name
 
@@ -186,8 +187,25 @@ def _leaks(payload, where: str) -> list[str]:
 
 
 def test_a_spectator_follows_a_bot_game_live_to_its_end_and_sees_no_hidden_card(new_context, live):
+    rng = random.Random(7)
     with httpx.Client(base_url=live.base_url, timeout=30) as http:
-        gid, _ = _bot_table(http, 3, delay_ms=120)
+        # A person in seat 0 (played by this test over HTTP) holds the game
+        # until the spectator is watching: bots alone could finish it while
+        # the browser is still on Live now.
+        me = _player(http)
+        gid, _ = _bot_table(http, 3, delay_ms=120, human=me)
+        auth = {"Authorization": f"Bearer {me['token']}"}
+        # The person's seat may have to deal or lead first: play it until a
+        # card lies on the table, so the miniature has one to draw.
+        deadline = time.monotonic() + 30
+        while not ((info := http.get(f"/api/v1/games/{gid}", headers=auth).json())["view"] or {}).get("trick"):
+            assert time.monotonic() < deadline, "no card was ever played"
+            if info["legal_actions"]:
+                body = {"action": rng.choice(info["legal_actions"]), "command_id": f"p{info['version']}"}
+                http.post(
+                    f"/api/v1/games/{gid}/actions", headers=auth, json=body | {"expected_version": info["version"]}
+                )
+            time.sleep(0.05)
         context = new_context()
         page = context.new_page()
         # The browser's own traffic: every API response, and every SSE message
@@ -206,6 +224,10 @@ def test_a_spectator_follows_a_bot_game_live_to_its_end_and_sees_no_hidden_card(
         page.goto("/live")
         card = page.locator(f'li[data-game-id="{gid}"]')
         card.wait_for()
+        # The miniature's cards are drawn as at the table (table.css is on the page).
+        card.locator(".miniature .card").first.wait_for()
+        radius = card.locator(".miniature .card").first.evaluate("el => getComputedStyle(el).borderTopLeftRadius")
+        assert radius not in ("", "0px"), radius
         _shot(page, "live-now")
         card.get_by_role("link", name="Watch").click()
         page.wait_for_url(f"**/games/{gid}")
@@ -219,7 +241,13 @@ def test_a_spectator_follows_a_bot_game_live_to_its_end_and_sees_no_hidden_card(
             # No card button for a spectator: nothing of anybody's hand.
             assert page.locator('[aria-label="Your moves"] [role="img"]').count() == 0
             seen_moves.add(len(traffic))
-            page.wait_for_timeout(300)
+            info = http.get(f"/api/v1/games/{gid}", headers=auth).json()
+            if info["legal_actions"]:
+                action = rng.choice(info["legal_actions"])
+                command = {"action": action, "command_id": f"w{info['version']}", "expected_version": info["version"]}
+                http.post(f"/api/v1/games/{gid}/actions", headers=auth, json=command)
+            # The spectator's page sees the move arrive before the next one.
+            page.wait_for_timeout(250)
         assert len(seen_moves) > 5, "the page updated live, many times, before the end"
         final = _wait_finished(http, gid)
         page.get_by_role("heading", name="Result").wait_for()
@@ -237,6 +265,19 @@ def test_a_spectator_follows_a_bot_game_live_to_its_end_and_sees_no_hidden_card(
             continue
         problems += _leaks(payload, where)
     assert not problems, "\n".join(problems[:10])
+
+
+def test_the_replay_of_a_game_in_progress_offers_no_seat_it_would_refuse(new_context, live):
+    with httpx.Client(base_url=live.base_url, timeout=30) as http:
+        gid, _ = _bot_table(http, 3, delay_ms=600)
+        page = new_context().new_page()
+        page.goto(f"/games/{gid}/replay?seat=1")  # a seat's eyes, asked for by a spectator
+        page.get_by_role("heading", name="Kabuki Tricks").first.wait_for()
+        select = page.get_by_label("Seen by")
+        expect(select.locator("option")).to_have_count(1)  # the public view only
+        expect(page.locator("#replay-status")).not_to_contain_text("403")
+        expect(page.locator("#replay-status")).not_to_contain_text("player only")
+        assert http.get(f"/api/v1/games/{gid}").json()["status"] == "playing"
 
 
 def test_the_replay_viewer_matches_the_replay_route_at_every_step_it_visits(new_context, live):
@@ -368,22 +409,47 @@ def test_the_leaderboard_and_a_players_page_render_with_a_rating_chart(new_conte
                 break
             time.sleep(0.2)
         assert len(r.json()["history"]) == 2, "the worker rated both games"
+        [rating] = r.json()["ratings"]
+    # The familiar number (1500 at the start), "?" while provisional: the
+    # same on the leaderboard and the profile, and the API's `rating`.
+    assert rating["provisional"], "two games: sigma is still high"
+    assert abs(rating["rating"] - 1500) < 600
+    shown = f"{rating['rating']}?"
     page = new_context().new_page()
     page.goto("/leaderboards/kabuki-tricks")
     people = page.get_by_role("region", name="People")
     people.get_by_role("link", name=me["name"]).wait_for()
     row = people.get_by_role("row").filter(has=page.get_by_role("link", name=me["name"]))
-    assert "provisional" in row.inner_text(), "two games: sigma is still high"
+    cell = row.locator(".rating")
+    assert (
+        cell.evaluate(
+            "e => [...e.childNodes].filter(n => !n.matches || !n.matches('.visually-hidden'))"
+            ".map(n => n.textContent).join('')"
+        )
+        == shown
+    )
+    assert cell.inner_text().startswith(shown) and "provisional" in row.inner_text(), "said as provisional"
+    assert "Ratings start at 1500" in page.locator("#leaderboard").inner_text()
+    assert "Ranked by μ − 3σ" in page.locator("#leaderboard").inner_text()
     bots = page.get_by_role("region", name="House bots")
     bots.get_by_role("row").filter(has_text="random").first.wait_for()
     _shot(page, "leaderboard")
     people.get_by_role("link", name=me["name"]).click()
     page.wait_for_url(f"**/players/{me['player_id']}")
     page.get_by_role("heading", name=me["name"]).wait_for()
+    # Both ranked games played to the end (services/app/fairplay.py).
+    expect(page.locator("#p-completion")).to_have_text("Finished 100% of the last 2 ranked games without leaving.")
     chart = page.get_by_role("img", name=re.compile(r"Rating history for Kabuki Tricks: 2 rated games"))
     chart.wait_for()
     assert chart.locator("circle").count() == 3, "the start and one point per rated game"
-    assert chart.locator("path.mu").get_attribute("d").count("L") == 2
+    assert chart.locator("path.rating-line").get_attribute("d").count("L") == 2
+    assert chart.get_attribute("aria-label").endswith(f"rating from 1500 to {rating['rating']}")
+    caption = page.locator("figure.rating figcaption")
+    assert caption.locator(".rating").inner_text().startswith(shown)
+    assert f"Rating {shown}" in caption.evaluate(
+        "e => { const c = e.cloneNode(true); c.querySelectorAll('.visually-hidden').forEach(x => x.remove());"
+        " return c.textContent; }"
+    )
     recent = page.get_by_role("region", name="Recent games")
     for gid in games:
         assert recent.locator(f'a[href="/games/{gid}/replay?at=0"]').count() == 1

@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING
 
+import aiohttp
 import msgspec
 
 from services.app.agents.post import OptionalAnswer, agent_client, post_to_agent
@@ -49,12 +50,19 @@ class AgentCaller:
         self.games = games
         self.agents = agents
         self.settings = settings
-        self.http = agent_client()
+        self._http: aiohttp.ClientSession | None = None  # made on the first call (API processes never call)
         self._tasks: set[asyncio.Task] = set()
         self.outcomes: Counter = Counter()  # calls settled, by outcome (workers/summary.py)
 
+    @property
+    def http(self) -> aiohttp.ClientSession:
+        if self._http is None:
+            self._http = agent_client()
+        return self._http
+
     async def close(self) -> None:
-        await self.http.close()
+        if self._http is not None:
+            await self._http.close()
 
     def call_soon(
         self, game_id: str, version: int, seat: int, committed_ms: float, delay_ms: int = 0, optional: bool = False
@@ -127,6 +135,7 @@ class AgentCaller:
                 "legal_actions": legal,
                 "deadline_ms": rules.move_ms,
                 "time_bank_ms": left,
+                "chain_head": table.chain_head(version),  # a receipt of the log up to this turn
             }
         )
         budget_ms = rules.budget_ms(left)

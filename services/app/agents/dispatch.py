@@ -17,12 +17,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from services.app.agents.registry import AgentService
 from services.app.agents.settings import AgentSettings
 from services.app.games.clocks import opens_at
-from services.app.games.tables import Table
 from services.app.games.turns import chance_now
 from services.app.seatclock import timed_seat_rules
 from services.infra import keys as K
@@ -30,6 +29,9 @@ from services.infra.background import spawn
 from services.infra.fanout import Notice, Publisher
 from services.infra.keys import SERVER_PREFIXES, player_stream
 from services.infra.scheduler import Scheduler
+
+if TYPE_CHECKING:  # a commit subscriber is handed the table: its type only
+    from services.app.games.tables import Table
 
 
 class DirectCall(Protocol):

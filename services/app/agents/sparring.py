@@ -15,8 +15,8 @@ from services.app.agents.registry import Agent, AgentService
 from services.app.agents.sparring_report import build as build_report
 from services.app.errors import BadRequest, NotFound, Unprocessable
 from services.app.games.service import GameService
-from services.app.games.tables import SeatHolder
 from services.app.ports.agents import NewSparring
+from services.app.seats import SeatHolder
 
 MAX_GAMES = 50
 MAX_SEED = 2**62 - 1  # the range of the seeds the server draws

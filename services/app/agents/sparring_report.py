@@ -3,7 +3,13 @@ commands table and agent_turns: the request's settings, per game every
 seat's score with links to its replay and export, strikes, the answer-time
 distribution, the share of moves the agent played itself and, for a
 duplicate series, the mean score difference against the house bot on the
-same deals with its 95% interval."""
+same deals with its 95% interval.
+
+A forfeited game (the seat handed to a house bot after its strikes) counts
+as what it is: last place (`table_place`), never a win, and no score of the
+agent's own. The house bot's points there are not the agent's, so forfeited
+games stay out of the score mean and the duplicate difference and are
+counted apart (`forfeited`): failing never looks better than playing."""
 
 from __future__ import annotations
 
@@ -113,15 +119,34 @@ async def game_entry(games: GameService, game_id: str, seat: int) -> dict:
     }
     if table.over:
         result = result_shown(table)
+        forfeited = seat in result["forfeited"]
         entry.update(
-            score=result["scores"][seat],
-            place=result["places"][seat],
-            won=seat in result["winners"],
+            score=result["scores"][seat],  # the seat's points at the end, a house bot's after a forfeit
+            place=result["table_places"][seat],  # the counted place: a forfeited seat is last
+            game_place=result["places"][seat],  # the place the game's own scoring gives the seat
+            won=seat in result["winners"] and not forfeited,
             scores=result["scores"],
             table_place=result["table_places"][seat],
-            forfeited=seat in result["forfeited"],
+            forfeited=forfeited,
         )
     return entry
+
+
+def headline(results: list[dict]) -> dict:
+    """The report's figures over its games' entries (game_entry, with
+    `difference` in a duplicate series): forfeited games are last, no win,
+    and outside the score mean and the duplicate difference."""
+    finished = [r for r in results if r["status"] == "finished"]
+    own = [r for r in finished if not r["forfeited"]]
+    places = [r["table_place"] for r in finished]
+    return {
+        "finished": len(finished),
+        "forfeited": len(finished) - len(own),
+        "mean_score": round(statistics.fmean(r["score"] for r in own), 3) if own else None,
+        "mean_place": round(statistics.fmean(places), 3) if places else None,
+        "wins": sum(1 for r in own if r["won"]),
+        "differences": [r["difference"] for r in own if "difference" in r],
+    }
 
 
 async def own_moves(store: AgentStore, game_ids: list[str], seats: list[int]) -> dict:
@@ -146,25 +171,22 @@ async def build(store: AgentStore, games: GameService, agent_id: str, row: Sparr
     game_ids, seats = list(row.game_ids), list(row.seats)
     bot_ids = list(row.bot_game_ids or [])
     reasons: Counter[str] = Counter()
-    results, scores, places, handed, differences = [], [], [], 0, []
+    results, handed = [], 0
     for i, (game_id, seat) in enumerate(zip(game_ids, seats, strict=True)):
         entry = await game_entry(games, game_id, seat)
         reasons.update(entry.pop("strike_reasons"))
         handed += entry["handed_to_bot"]
-        if "score" in entry:
-            scores.append(entry["score"])
-            places.append(entry["place"])
         if bot_ids:
             # The same deal with the house bot in the agent's seat.
             twin = await game_entry(games, bot_ids[i], seat)
             twin.pop("strike_reasons")
             entry["house_bot"] = {k: twin[k] for k in ("game_id", "status", "links", "score", "scores") if k in twin}
-            if "score" in entry and "score" in twin:
+            if "score" in entry and "score" in twin and not entry["forfeited"]:
                 entry["difference"] = entry["score"] - twin["score"]
-                differences.append(entry["difference"])
         results.append(entry)
     answer_ms = await store.answer_times(game_ids, agent_id)
-    finished = sum(1 for r in results if r["status"] == "finished")
+    figures = headline(results)
+    finished = figures["finished"]
     twins_done = all(r["house_bot"]["status"] == "finished" for r in results) if bot_ids else True
     report = {
         "sparring_id": row.sparring_id,
@@ -174,9 +196,10 @@ async def build(store: AgentStore, games: GameService, agent_id: str, row: Sparr
         "status": "done" if finished == len(results) and twins_done else "running",
         "games": len(results),
         "finished": finished,
-        "mean_score": round(sum(scores) / len(scores), 3) if scores else None,
-        "mean_place": round(sum(places) / len(places), 3) if places else None,
-        "wins": sum(1 for r in results if r.get("won")),
+        "forfeited": figures["forfeited"],
+        "mean_score": figures["mean_score"],
+        "mean_place": figures["mean_place"],
+        "wins": figures["wins"],
         "strikes": {"total": sum(reasons.values()), "by_reason": dict(reasons), "games_handed_to_bot": handed},
         "answer_time_ms": {
             "count": len(answer_ms),
@@ -189,6 +212,11 @@ async def build(store: AgentStore, games: GameService, agent_id: str, row: Sparr
     }
     if bot_ids:
         # Positive: the agent scored more than the house bot on the same cards.
-        interval = mean_interval(differences)
-        report["duplicate"] = {"deals": interval["n"], "mean_difference": interval["mean"], "ci95": interval["ci95"]}
+        interval = mean_interval(figures["differences"])
+        report["duplicate"] = {
+            "deals": interval["n"],
+            "forfeited": figures["forfeited"],
+            "mean_difference": interval["mean"],
+            "ci95": interval["ci95"],
+        }
     return report

@@ -192,6 +192,7 @@ class AgentEvents:
                         "game_id": game_id,
                         "seat": seat,
                         "version": table.version,
+                        "chain_head": table.chain_head(table.version),
                         "deadline_ms": rules.move_ms,
                         "time_bank_ms": await agents.bank_left(game_id, seat, rules.bank_ms),
                     },

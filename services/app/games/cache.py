@@ -17,8 +17,9 @@ from collections.abc import Callable
 
 from engines.registry import get_game
 from services.app.errors import NotFound
-from services.app.games.tables import LobbyRecord, SeatHolder, Table, decode_outcomes
+from services.app.games.tables import LobbyRecord, Table, decode_outcomes
 from services.app.ports import EventLog, Lobby, SeatRow
+from services.app.seats import SeatHolder
 
 
 class TableCache:
@@ -126,6 +127,8 @@ class TableCache:
                 tournament_id=new.tournament_id,
                 bot_delay_ms=new.bot_delay_ms,
                 embargo=new.embargoed,
+                rematch_of=new.rematch_of,
+                salt=new.salt,
                 created_by=new.created_by,
                 seats=seats,
             )

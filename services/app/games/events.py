@@ -36,6 +36,10 @@ class GameFinished(TableEvent, frozen=True, tag="hm.game_finished"):
     # who leaves), the others placed among themselves in `table_places`.
     forfeited: list[int] = []
     table_places: list[int] | None = None
+    # The server's seed, revealed with the engine's own seed and salt at the
+    # end, when the deal mixed in client seeds (DealSeeded): anyone can then
+    # re-derive the deal's seed (engines.core.deal_seed).
+    server_seed: int | None = None
 
     @property
     def ranking(self) -> list[int]:
@@ -63,6 +67,17 @@ class MovePlayedForSeat(TableEvent, frozen=True, tag="hm.move_played_for_seat"):
     detail: str = ""
 
 
+class DealSeeded(TableEvent, frozen=True, tag="hm.deal_seeded"):
+    """In the deal's commit, after the engine's start events: the server's
+    commitment to its seed, `sha256("<server seed>:<salt>")`, published when
+    the table opened and before any client seed was taken, and every seat's
+    client seed in seat order ("" for a seat that sent none). The engine was
+    dealt from `engines.core.deal_seed(server seed, client_seeds)`."""
+
+    commitment: str
+    client_seeds: list[str]
+
+
 class SeatHandedToBot(TableEvent, frozen=True, tag="hm.seat_handed_to_bot"):
     """After too many strikes in a row a house bot plays the seat to the end."""
 
@@ -71,4 +86,4 @@ class SeatHandedToBot(TableEvent, frozen=True, tag="hm.seat_handed_to_bot"):
     reason: str
 
 
-TABLE_EVENTS = (GameFinished, MovePlayedForSeat, SeatHandedToBot)
+TABLE_EVENTS = (GameFinished, MovePlayedForSeat, SeatHandedToBot, DealSeeded)

@@ -15,21 +15,26 @@ from services.app.commands import (
     HandSeatToBot,
     JoinQuickPlay,
     LeaveTable,
+    PlayAgain,
     PlayDefaultMove,
     PlaySeatMove,
     SeatBot,
+    SendClientSeed,
     SubmitAction,
     TakeSeat,
     WithdrawQuickPlay,
 )
-from services.app.games import leaving
+from services.app.fairplay import FairPlay
+from services.app.games import leaving, rematch
 from services.app.games.moves import ActionAccepted
 from services.app.games.quickplay import QuickPlay, QuickPlayTicket
 from services.app.games.service import GameService
 from services.app.games.tables import Outcome, Table
 
 
-async def create_table(cmd: CreateTable, games: GameService) -> Table:
+async def create_table(cmd: CreateTable, games: GameService, fair_play: FairPlay) -> Table:
+    if cmd.ranked:
+        await fair_play.check_ranked(cmd.player.player_id)
     return await games.create_game(
         cmd.player, cmd.game, cmd.players, cmd.options, cmd.ranked, cmd.time_control, cmd.bot_delay_ms
     )
@@ -49,8 +54,14 @@ async def create_seated_table(cmd: CreateSeatedTable, games: GameService) -> Tab
     )
 
 
-async def take_seat(cmd: TakeSeat, games: GameService) -> Table:
-    return await games.take_seat(cmd.player, cmd.game_id, cmd.seat)
+async def take_seat(cmd: TakeSeat, games: GameService, fair_play: FairPlay) -> Table:
+    if (await games.load(cmd.game_id)).record.ranked:
+        await fair_play.check_ranked(cmd.player.player_id)
+    return await games.take_seat(cmd.player, cmd.game_id, cmd.seat, cmd.client_seed)
+
+
+async def send_client_seed(cmd: SendClientSeed, games: GameService) -> tuple[Table, str]:
+    return await games.send_client_seed(cmd.player, cmd.game_id, cmd.client_seed)
 
 
 async def seat_bot(cmd: SeatBot, games: GameService) -> Table:
@@ -63,6 +74,12 @@ async def leave_table(cmd: LeaveTable, games: GameService) -> Table:
 
 async def cancel_table(cmd: CancelTable, games: GameService) -> Table:
     return await leaving.cancel_table(games, cmd.player, cmd.game_id)
+
+
+async def play_again(cmd: PlayAgain, games: GameService, fair_play: FairPlay) -> Table:
+    if (await games.load(cmd.game_id)).record.ranked:
+        await fair_play.check_ranked(cmd.player.player_id)
+    return await rematch.play_again(games.seating, cmd.player, cmd.game_id)
 
 
 async def submit_action(cmd: SubmitAction, games: GameService) -> ActionAccepted:
@@ -87,8 +104,9 @@ async def hand_seat_to_bot(cmd: HandSeatToBot, games: GameService) -> None:
     await leaving.hand_to_bot(games, cmd.game_id, cmd.seat, cmd.reason)
 
 
-async def join_quick_play(cmd: JoinQuickPlay, quick_play: QuickPlay) -> QuickPlayTicket:
-    return await quick_play.join(cmd.player, cmd.game, cmd.players, cmd.bots_now)
+async def join_quick_play(cmd: JoinQuickPlay, quick_play: QuickPlay, fair_play: FairPlay) -> QuickPlayTicket:
+    await fair_play.check_ranked(cmd.player.player_id)  # Play now's tables are ranked
+    return await quick_play.join(cmd.player, cmd.game, cmd.players, cmd.bots_now, cmd.client_seed)
 
 
 async def withdraw_quick_play(cmd: WithdrawQuickPlay, quick_play: QuickPlay) -> QuickPlayTicket:

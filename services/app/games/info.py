@@ -10,6 +10,7 @@ from typing import Any
 
 import msgspec
 
+from engines.core import commitment
 from services.app.games import embargo
 from services.app.games.clocks import SeatClock
 from services.app.games.service import result_shown
@@ -55,6 +56,15 @@ class GameInfo(msgspec.Struct):
     # The viewer created this table: before the deal they may seat house
     # bots at its open seats or cancel it.
     you_created: bool = False
+    # A finished table: the table that plays it again ("Play again",
+    # POST /api/v1/games/{id}/rematch), once someone asked; else None.
+    rematch: str | None = None
+    tournament_id: str | None = None  # a tournament's table (its rounds are seated by the tournament)
+    # The server's commitment to its seed, sha256("<seed>:<salt>"), public
+    # from the table's creation: the seats' client seeds are mixed in at the
+    # deal (POST /api/v1/games/{id}/client-seed). None: dealt from the
+    # server's seed alone, committed in the first event (tournament tables).
+    commitment: str | None = None
 
 
 def effective_time_control(table: Table, clock: ClockDefaults) -> dict | None:
@@ -103,6 +113,8 @@ def game_info(table: Table, player: Player | None, clock: ClockDefaults) -> Game
         bot_delay_ms=table.record.bot_delay_ms,
         server_time_ms=int(time.time() * 1000),
         you_created=player is not None and table.record.created_by == player.player_id,
+        tournament_id=table.tournament_id,
+        commitment=commitment(table.record.seed, table.record.salt) if table.record.salt is not None else None,
     )
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 from services.app.errors import Conflict, Forbidden
 from services.app.games.events import SeatHandedToBot
 from services.app.games.service import GameService
-from services.app.games.tables import SeatHolder, Table
+from services.app.games.tables import Table
 from services.app.kernel import Decision
 from services.app.players import Player
+from services.app.seats import SeatHolder
 from services.infra import keys as K
 from services.infra.fanout import Notice
 

@@ -40,10 +40,14 @@ def now_ms() -> int:
 
 
 class ActionAccepted(msgspec.Struct, frozen=True):
-    """A submitted move: the version it reached and the events it wrote, as its seat may see them."""
+    """A submitted move: the version it reached and the events it wrote, as
+    its seat may see them, and `chain_head`, the log's chain hash at that
+    version: the player's receipt (engines/chain.py; null for a game stored
+    before the log was chained)."""
 
     version: int
     events: list[dict]
+    chain_head: str | None = None
 
 
 class Moves:
@@ -67,7 +71,11 @@ class Moves:
         gets the same answer as the first time."""
         table, outcome, events = await self.act(game_id, player, raw_action, command_id, expected_version)
         written = events or table.events[outcome.first - 1 : outcome.version]
-        return ActionAccepted(outcome.version, queries.redacted(table, outcome.seat, outcome.first, written))
+        return ActionAccepted(
+            outcome.version,
+            queries.redacted(table, outcome.seat, outcome.first, written),
+            table.chain_head(outcome.version),
+        )
 
     async def act(
         self,
@@ -293,4 +301,5 @@ class Moves:
             ],
             result=result,
             tournament_id=table.tournament_id,
+            server_seed=table.record.seed if table.record.salt is not None else None,
         )

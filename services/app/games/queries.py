@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 
+from engines import chain
 from services.app.errors import BadRequest, Conflict, Forbidden
 from services.app.games import embargo
 from services.app.games.events import GameFinished, TableEvent
@@ -59,7 +60,24 @@ def events_after(table: Table, viewer: int | None, after: int) -> list[dict]:
         raise BadRequest("bad_version", "after is a version, 0 or more")
     embargo.check(table, viewer)  # duplicate tournaments
     # GEN-1: a history, with what was public only at its moment blanked.
-    return redacted(table, viewer, after + 1, table.history(table.visible_version)[after:])
+    return linked(table, redacted(table, viewer, after + 1, table.history(table.visible_version)[after:]))
+
+
+def linked(table: Table, items: list[dict]) -> list[dict]:
+    """Read-out events with each one's `prev_hash` and `hash` (engines/chain.py):
+    keyed, so they reveal nothing of a hidden card; null for a game stored
+    before the log was chained."""
+    for item in items:
+        version = item["version"]
+        item["prev_hash"] = _prev_hash(table, version)
+        item["hash"] = table.chain_head(version)
+    return items
+
+
+def _prev_hash(table: Table, version: int) -> str | None:
+    if table.chain_head(version) is None:
+        return None
+    return table.chain_head(version - 1) if version > 1 else chain.GENESIS
 
 
 def replay_view(table: Table, player: Player | None, at: int | None, seat: int | None) -> tuple[int, Any]:
@@ -81,12 +99,22 @@ def replay_view(table: Table, player: Player | None, at: int | None, seat: int |
     return at, table.game.past_view(state, seat, now)  # GEN-1: blanked once the moment has passed
 
 
-def export(table: Table) -> bytes:
+def export(table: Table, chain_key: str | None = None) -> bytes:
+    """One `{version, type, event, prev_hash, hash}` line per event. The last
+    line also reveals the stream's `chain_key` (the caller reads it from the
+    log, and only a disclosed game is exported), so anyone can recompute
+    every link (engines/chain.py); a game stored before the chain has none."""
     if not table.over:
         raise Conflict("game_in_progress", "the log is exported once the game has ended")
     embargo.check(table, None, whole=True)  # also what verify reads
-    lines = [
-        msgspec.json.encode({"version": i, "type": event_tag(e), "event": named(table, e)})
-        for i, e in enumerate(table.events, start=1)
-    ]
+    lines = []
+    last = len(table.events)
+    for i, e in enumerate(table.events, start=1):
+        record = {"version": i, "type": event_tag(e), "event": named(table, e)}
+        if table.chain_head(i) is not None:
+            record["prev_hash"] = _prev_hash(table, i)
+            record["hash"] = table.chain_head(i)
+            if i == last and chain_key is not None:
+                record["chain_key"] = chain_key
+        lines.append(msgspec.json.encode(record))
     return b"\n".join(lines) + b"\n"

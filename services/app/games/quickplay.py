@@ -28,12 +28,13 @@ from engines.core import OptionsError
 from engines.registry import get_game
 from services.app.errors import Conflict, Forbidden, NotFound, Unprocessable
 from services.app.games.catalog import DEFAULT_BOT
+from services.app.games.seating import checked_client_seed
 from services.app.games.service import GameService
-from services.app.games.tables import SeatHolder
 from services.app.players import Player
 from services.app.ports import RatingStore, Transactions
 from services.app.ports.quickplay import NewTicket, QuickPlayPool, SeatedTicket, TicketRow
 from services.app.ratings.projection import Rating
+from services.app.seats import SeatHolder
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,9 @@ class QuickPlay:
         self.transactions = transactions
         self.settings = settings or QuickPlaySettings()
 
-    async def join(self, player: Player, game: str, players: int, bots_now: bool = False) -> QuickPlayTicket:
+    async def join(
+        self, player: Player, game: str, players: int, bots_now: bool = False, client_seed: str | None = None
+    ) -> QuickPlayTicket:
         if player.kind != "human":
             raise Forbidden("people_only", "Play now seats people; agents enter tournaments or sparring")
         try:
@@ -108,7 +111,8 @@ class QuickPlay:
             raise Unprocessable(err.code, err.message) from None
         kept = await self.ratings.ratings_of(engine.name, [player.player_id])
         rating = kept[0].mu if kept else Rating(player.player_id, "human", player.name).mu
-        new = NewTicket(str(uuid.uuid4()), player.player_id, engine.name, players, rating, bots_now)
+        checked_client_seed(client_seed)
+        new = NewTicket(str(uuid.uuid4()), player.player_id, engine.name, players, rating, bots_now, client_seed)
         async with self.transactions.transaction() as tx:
             await self.pool.lock(engine.name, players, tx)
             row = await self.pool.join(new, tx)
@@ -171,7 +175,7 @@ class QuickPlay:
                 order = secrets.SystemRandom().sample(range(players), len(group))  # nobody chooses a seat
                 seated = [SeatedTicket(r.ticket.ticket_id, seat) for r, seat in zip(group, order, strict=True)]
                 await self.pool.seat(game_id, seated, tx)
-                tables.append((game_id, [(s.seat, r.ticket.player_id) for s, r in zip(seated, group, strict=True)]))
+                tables.append((game_id, [(s.seat, r.ticket) for s, r in zip(seated, group, strict=True)]))
         for game_id, people in tables:
             await self._create(game_id, game, players, people)
         return [game_id for game_id, _ in tables]
@@ -199,24 +203,34 @@ class QuickPlay:
     def _nearest(anchor: TicketRow, others: list[TicketRow], players: int) -> list[TicketRow]:
         return [anchor, *sorted(others, key=lambda r: abs(r.ticket.rating - anchor.ticket.rating))[: players - 1]]
 
-    async def _create(self, game_id: str, game: str, players: int, people: list[tuple[int, str]]) -> None:
+    async def _create(self, game_id: str, game: str, players: int, people: list[tuple[int, NewTicket]]) -> None:
         engine = get_game(game)
         bot = DEFAULT_BOT if DEFAULT_BOT in engine.bots else next(iter(engine.bots))
         by_seat = dict(people)
         seats = [
-            SeatHolder(seat, by_seat[seat], None, "", "human")
+            SeatHolder(seat, by_seat[seat].player_id, None, "", "human")
             if seat in by_seat
             else SeatHolder(seat, None, bot, f"{bot} bot", "bot")
             for seat in range(players)
         ]
         clock = {"move_ms": self.settings.move_ms, "bank_ms": self.settings.bank_ms}
-        await self.games.create_seated(game_id, engine.name, {}, True, secrets.randbits(62), seats, time_control=clock)
+        client_seeds = {seat: t.client_seed for seat, t in people if t.client_seed is not None}
+        await self.games.create_seated(
+            game_id,
+            engine.name,
+            {},
+            True,
+            secrets.randbits(62),
+            seats,
+            time_control=clock,
+            client_seeds=client_seeds,
+        )
 
-    async def _group(self, row: TicketRow) -> list[tuple[int, str]]:
+    async def _group(self, row: TicketRow) -> list[tuple[int, NewTicket]]:
         """Who a seated ticket's table seats: every ticket seated there (the
         ticket rows say so; the table does not exist yet)."""
         seated = await self.pool.seated_at(row.game_id) if row.game_id else []
-        return [(r.seat, r.ticket.player_id) for r in seated if r.seat is not None]
+        return [(r.seat, r.ticket) for r in seated if r.seat is not None]
 
     async def _own(self, player: Player, ticket_id: str) -> TicketRow:
         row = await self.pool.ticket(ticket_id)

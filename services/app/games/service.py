@@ -69,6 +69,7 @@ class GameService:
         self.seat_taken, self.check_embargo = self.copies.seat_taken, self.copies.check_embargo
         self.create_game, self.create_seated = self.seating.create_game, self.seating.create_seated
         self.take_seat, self.seat_bot = self.seating.take_seat, self.seating.seat_bot
+        self.send_client_seed = self.seating.send_client_seed
         self.submit, self.act, self.command = self.moves.submit, self.moves.act, self.moves.command
         self.play_for_seat, self.on_timer = self.moves.play_for_seat, self.moves.on_timer
 

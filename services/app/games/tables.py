@@ -21,6 +21,7 @@ import msgspec
 from engines.core import Bot, Chance, Game
 from services.app.games.events import TABLE_EVENTS, SeatHandedToBot, TableEvent
 from services.app.kernel import Decision
+from services.app.seats import SeatHolder
 from services.infra.eventstore import StoredEvent
 from services.infra.keys import AUTO_PREFIX
 
@@ -59,21 +60,15 @@ def decode_outcomes(stored: dict[tuple[int | None, str], bytes]) -> dict[tuple[i
 
 
 @dataclass
-class SeatHolder:
-    seat: int
-    player_id: str | None
-    bot: str | None
-    name: str
-    kind: str  # 'human', 'agent', 'bot'
-
-
-@dataclass
 class GameStream:
     """The game's stream folded: what PostgreSQL's log says, in this process."""
 
     version: int = 0
     state: Any = None
     events: list = field(default_factory=list)  # events[i] has version i + 1
+    # hashes[i]: the chain hash of version i + 1 (engines/chain.py); None for
+    # a game stored before the log was chained.
+    hashes: list[str | None] = field(default_factory=list)
     commands: dict[tuple[int | None, str], Outcome] = field(default_factory=dict)  # (seat, command id) -> outcome
     ended_at: int | None = None  # first version of the commit that ended the game
 
@@ -98,6 +93,8 @@ class LobbyRecord:
     # Duplicate tournaments: the same deal is still being played at other
     # tables, so this finished game's contents stay hidden until they end.
     embargo: bool = False
+    rematch_of: str | None = None  # "Play again": the finished table this one plays again
+    salt: str | None = None  # the deal commitment's salt when the seats add client seeds (private)
 
 
 @dataclass
@@ -170,6 +167,14 @@ class Table:
     @property
     def lock(self) -> asyncio.Lock:
         return self.runtime.lock
+
+    def chain_head(self, version: int | None = None) -> str | None:
+        """The chain hash at `version` (default: the copy's version): a
+        receipt of the log up to there. None before the first event and for
+        a game stored before the log was chained."""
+        at = self.stream.version if version is None else version
+        hashes = self.stream.hashes
+        return hashes[at - 1] if 0 < at <= len(hashes) else None
 
     def seat_of(self, player_id: str | None) -> int | None:
         if player_id is None:
@@ -258,15 +263,18 @@ class Table:
             self.runtime.last_command = (decision.command_id, decision.seat)
         else:
             self.runtime.last_command = None
-        self.apply(first, decision.events, decision.state_after)
+        self.apply(first, decision.events, decision.state_after, decision.hashes)
 
-    def apply(self, first: int, events: list, state_after: Any = None) -> None:
+    def apply(self, first: int, events: list, state_after: Any = None, hashes: list | None = None) -> None:
         """Fold in events whose versions start at `first`. Events this copy
         already holds are skipped: a reader catching up from PostgreSQL and
         the writer that committed them may both bring the same events. The
-        writer passes the state it already folded (`state_after`)."""
+        writer passes the state it already folded (`state_after`); `hashes`,
+        the events' chain hashes (none: unchained)."""
         stream = self.stream
+        linked: list = list(hashes) if hashes else [None] * len(events)
         if first <= stream.version:
+            linked = linked[stream.version + 1 - first :]
             events = events[stream.version + 1 - first :]
             first = stream.version + 1
             state_after = None  # folded from a state this copy has moved past
@@ -283,6 +291,7 @@ class Table:
                 state = evolve(state, event)
         stream.state = state if state_after is None else state_after
         stream.events.extend(events)
+        stream.hashes.extend(linked)
         stream.version += len(events)
         self.runtime.changed_at = time.monotonic()
         if not was_over and self.over:
@@ -327,4 +336,4 @@ class Table:
         stored = [s for s in stored if s.version > self.stream.version]
         if stored:
             decode = event_decoder(self.record.game).decode
-            self.apply(stored[0].version, [decode(s.data) for s in stored])
+            self.apply(stored[0].version, [decode(s.data) for s in stored], hashes=[s.hash for s in stored])

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from services.infra.eventstore import Commands, StoredEvent, VersionConflict
+from services.infra.eventstore import Appended, Commands, StoredEvent, VersionConflict
 
-__all__ = ["Commands", "EventLog", "StoredEvent", "VersionConflict"]
+__all__ = ["Appended", "Commands", "EventLog", "StoredEvent", "VersionConflict"]
 
 
 class EventLog(Protocol):
@@ -34,6 +34,20 @@ class EventLog(Protocol):
     ) -> int:
         """Append after version `expected` and return the new version, or
         raise VersionConflict (the stream moved on, or was never created)."""
+
+    async def append_chained(
+        self,
+        stream_id: str,
+        expected: int,
+        events: Sequence[tuple[str, bytes]],
+        command: tuple[str, bytes] | None = None,
+        seat: int | None = None,
+    ) -> Appended:
+        """`append`, answering also with the hashes the store linked the
+        events with (engines/chain.py; none for a stream stored before the chain)."""
+
+    async def chain_key(self, stream_id: str) -> str | None:
+        """The stream's secret chain key: only for a disclosed game's export."""
 
     async def read(self, stream_id: str, after: int = 0, upto: int | None = None) -> list[StoredEvent]: ...
 

@@ -53,7 +53,16 @@ class Lobby(Protocol):
 
     async def give_seat_to_bot(self, game_id: str, seat: int, bot: str) -> None: ...
 
+    async def put_client_seed(self, game_id: str, seat: int, client_seed: str, tx: Any = None) -> str:
+        """Record a seat's client seed; returns the one stored (the first sent stays)."""
+
+    async def client_seeds(self, game_id: str, tx: Any = None) -> dict[int, str]:
+        """Seat -> client seed, for the deal (engines.core.deal_seed)."""
+
     async def table(self, game_id: str) -> TableRow | None: ...
+
+    async def rematch_for(self, game_id: str) -> str | None:
+        """The id of the table that plays `game_id` again ("Play again"), if any."""
 
     async def seats(self, game_id: str) -> tuple[str | None, list[SeatRow]]:
         """The table's status (None: no table) and its taken seats."""
@@ -80,5 +89,10 @@ class Lobby(Protocol):
     async def player_identity(self, player_id: str) -> tuple[str, str] | None: ...
 
     async def player_games(self, player_id: str, before: datetime | None, limit: int) -> list[PlayerGameRow]: ...
+
+    async def ranked_finishes(self, player_id: str, limit: int) -> list[tuple[datetime, bool]]:
+        """The player's finished ranked games, newest first, at most `limit`:
+        (when it finished, whether the player's seat was handed to a house bot)."""
+        ...
 
     async def player_tournaments(self, player_id: str, limit: int = 50) -> list[PlayerTournamentRow]: ...

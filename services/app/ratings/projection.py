@@ -15,13 +15,12 @@ from openskill.models import PlackettLuce
 
 from services.app.games.events import GameFinished
 from services.app.ports import FinishedRow, RatingChange, RatingRow, RatingStore, Transactions
+from services.app.ratings.scale import is_provisional
 from services.infra.outages import OUTAGES
 
 log = logging.getLogger("hanamichi.ratings")
 
 MODEL = PlackettLuce()
-# Provisional until the uncertainty falls below this (it starts at 25/3).
-PROVISIONAL_SIGMA = 5.0
 _decode = msgspec.json.Decoder(GameFinished).decode
 
 
@@ -37,11 +36,13 @@ class Rating:
 
     @property
     def ordinal(self) -> float:
+        """The cautious estimate leaderboards rank by."""
         return self.mu - 3 * self.sigma
 
     @property
     def provisional(self) -> bool:
-        return self.sigma >= PROVISIONAL_SIGMA
+        """While sigma >= 5 (services/app/ratings/scale.py)."""
+        return is_provisional(self.sigma)
 
     def row(self, game: str) -> RatingRow:
         return RatingRow(game, self.rated_id, self.kind, self.name, self.mu, self.sigma, self.games, self.forfeits)
@@ -193,6 +194,19 @@ def _rows(ratings: dict[tuple[str, str], Rating]) -> list[RatingRow]:
 
 def _key(rating: Rating | None) -> tuple | None:
     return None if rating is None else (rating.mu, rating.sigma, rating.games, rating.forfeits)
+
+
+async def ranked_games(store: RatingStore, game: str) -> list[list[tuple[str, int]]]:
+    """Every ranked game of `game` in the log, in commit order, as the
+    projection rates it: (rated id, counted place) per seat."""
+    out = []
+    async with store.snapshot(False) as tx:
+        async for row in store.every_finished(None, tx):
+            finished = _decode(row.data)
+            if finished.ranked and finished.game == game:
+                seats = sorted(finished.seats, key=lambda s: s.seat)
+                out.append([(rated_identity(s)[0], finished.ranking[s.seat]) for s in seats])
+    return out
 
 
 async def rebuild(store: RatingStore, write: bool = False) -> dict:

@@ -10,21 +10,26 @@ from engines.core import OptionsError
 from engines.registry import get_game
 from services.app.errors import NotFound
 from services.app.ports import RatingRow, RatingStore
-from services.app.ratings.projection import PROVISIONAL_SIGMA
+from services.app.ratings.scale import POINTS_PER_MU, PROVISIONAL_SIGMA, display_rating, is_provisional
 
 
 def _rating_row(r: RatingRow) -> dict:
     return {
+        "game": r.game,
         "rated_id": r.rated_id,
         "name": r.name,
         "kind": r.kind,
+        # The number shown (1500 at the start, services/app/ratings/scale.py),
+        # with "?" appended while provisional.
+        "rating": display_rating(r.mu),
+        "provisional": is_provisional(r.sigma),
         "mu": r.mu,
         "sigma": r.sigma,
+        # The cautious estimate mu - 3 sigma: leaderboards rank by it.
         "ordinal": r.mu - 3 * r.sigma,
         "games": r.games,
         # Games a house bot finished for it after its strikes, rated as last.
         "forfeits": r.forfeits,
-        "provisional": r.sigma >= PROVISIONAL_SIGMA,
     }
 
 
@@ -37,7 +42,14 @@ async def leaderboard(store: RatingStore, game: str, limit: int) -> dict:
     people = [_rating_row(r) for r in rows if r.kind == "human"][:limit]
     agents = [_rating_row(r) for r in rows if r.kind == "agent"][:limit]
     bots = [_rating_row(r) for r in rows if r.kind == "bot"][:limit]
-    return {"game": game, "players": people, "agents": agents, "bots": bots, "provisional_sigma": PROVISIONAL_SIGMA}
+    return {
+        "game": game,
+        "players": people,
+        "agents": agents,
+        "bots": bots,
+        "provisional_sigma": PROVISIONAL_SIGMA,
+        "ranked_by": "ordinal",  # mu - 3 sigma, highest first; `rating` is the number shown
+    }
 
 
 async def history(store: RatingStore, player_id: str, game: str | None) -> dict:
@@ -47,6 +59,8 @@ async def history(store: RatingStore, player_id: str, game: str | None) -> dict:
         raise NotFound("no_ratings", "no rated games for this player")
     return {
         "ratings": [_rating_row(r) for r in current],
+        # A chart of the changes on the shown scale: rating_* = 1500 + this x (mu_* - 25).
+        "points_per_mu": POINTS_PER_MU,
         # Why a rating moved: each change links to its game.
         "history": [
             {
@@ -55,6 +69,8 @@ async def history(store: RatingStore, player_id: str, game: str | None) -> dict:
                 "link": f"/api/v1/games/{c.game_id}",
                 "place": c.place,
                 "forfeited": c.forfeited,
+                "rating_before": display_rating(c.mu_before),
+                "rating_after": display_rating(c.mu_after),
                 "mu_before": c.mu_before,
                 "sigma_before": c.sigma_before,
                 "mu_after": c.mu_after,

@@ -8,6 +8,7 @@ a result reads the tournament stream once."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 
 import msgspec
 
@@ -15,9 +16,9 @@ import engines.tournament as tn
 from services.app.games.events import GameFinished
 from services.app.games.queries import finished_record
 from services.app.games.service import GameService, now_ms
-from services.app.games.tables import SeatHolder
 from services.app.ports.jobs import Jobs
 from services.app.ports.tournaments import TournamentStore
+from services.app.seats import SeatHolder
 from services.app.tournaments.copies import Loaded, TournamentCopies
 from services.infra import keys as K
 from services.infra.background import spawn
@@ -34,7 +35,15 @@ def table_game_id(tournament_id: str, round_no: int, table_no: int) -> str:
 class Rounds:
     """The tournament's work at its tables."""
 
-    def __init__(self, copies: TournamentCopies, rows: TournamentStore, games: GameService, jobs: Jobs) -> None:
+    def __init__(
+        self,
+        copies: TournamentCopies,
+        rows: TournamentStore,
+        games: GameService,
+        jobs: Jobs,
+        clock: Callable[[], int] = now_ms,
+    ) -> None:
+        self.clock = clock
         self.copies = copies
         self.rows = rows
         self.games = games
@@ -123,6 +132,6 @@ class Rounds:
                 scores=tuple(float(s) for s in result.scores),
                 forfeited=tuple(finished.forfeited),
             ),
-            now_ms(),
+            self.clock(),
             loaded=loaded,
         )

@@ -10,11 +10,12 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
+from collections.abc import Callable
 
 import msgspec
 
 import engines.tournament as tn
-from engines.core import OptionsError, RuleError
+from engines.core import OptionsError, RuleError, commitment
 from engines.registry import get_game
 from services.app.errors import SEED_REFUSED, BadRequest, Conflict, NotFound, Unprocessable
 from services.app.games import embargo
@@ -44,7 +45,9 @@ class TournamentService:
         jobs: Jobs,
         transactions: Transactions,
         names: PlayerNames,
+        clock: Callable[[], int] = now_ms,
     ) -> None:
+        self.clock = clock  # ms since the epoch: registration windows, the start, results
         self.rows = rows
         self.store = store
         self.games = games
@@ -52,7 +55,7 @@ class TournamentService:
         self.transactions = transactions
         self.names = names  # entrants' names now, joined into what is read (services/app/upcast.py)
         self.copies = TournamentCopies(store, notices)
-        self.rounds = Rounds(self.copies, rows, games, jobs)
+        self.rounds = Rounds(self.copies, rows, games, jobs, clock)
         self.copies.after.append(self._after)
         self.load = self.copies.load
         self.record_table = self.rounds.record_table
@@ -64,13 +67,16 @@ class TournamentService:
     async def create(self, player: Player | None, raw: dict, now: int | None = None, seed: int | None = None) -> Loaded:
         """`seed` is for the service's own use (a recurring tournament's next
         instance, drawn in `start`); a request's settings never carry one."""
-        now = now_ms() if now is None else now
+        now = self.clock() if now is None else now
         raw = dict(raw)
-        if "seed" in raw:  # whoever knows the seed knows every hand
+        if "seed" in raw or "salt" in raw:  # whoever knows the seed knows every hand
             raise Unprocessable(*SEED_REFUSED)
         # The seed fixes every deal of the tournament: drawn here from the
-        # CSPRNG, kept out of every public view until the tournament is over.
+        # CSPRNG, kept out of every public view until the tournament is over;
+        # its commitment (with the salt) is public from now on, before any
+        # entrant registers its client seed.
         raw["seed"] = secrets.randbits(62) if seed is None else seed
+        raw["salt"] = secrets.token_hex(32)
         try:
             settings = tn.make_settings(raw, get_game(str(raw.get("game", ""))))
         except (OptionsError, RuleError) as err:
@@ -97,15 +103,15 @@ class TournamentService:
             K.JOB_START_TOURNAMENT,
             tournament_id,
             job_id=K.start_job_id(tournament_id),
-            delay_s=(start_ms - now_ms()) / 1000,
+            delay_s=(start_ms - self.clock()) / 1000,
         )
 
-    async def register(self, player: Player, tournament_id: str) -> Loaded:
+    async def register(self, player: Player, tournament_id: str, client_seed: str = "") -> Loaded:
         # No name in the event (a person may delete their account): reads
         # join the players table's (services/app/upcast.py).
         entrant = tn.Entrant(id=player.player_id, name="", kind=player.kind)
         loaded = await self.load(tournament_id)
-        await self.command(tournament_id, tn.Register(entrant=entrant), loaded=loaded)
+        await self.command(tournament_id, tn.Register(entrant=entrant, client_seed=client_seed), loaded=loaded)
         return loaded
 
     async def withdraw(self, player: Player, tournament_id: str) -> Loaded:
@@ -129,12 +135,13 @@ class TournamentService:
         following = tn.next_settings(loaded.state.settings, seed=secrets.randbits(62))
         if following is not None:  # recurrence: announce the next instance now
             raw = msgspec.to_builtins(following)
+            raw.pop("salt", None)  # the next instance draws its own
             await self.create(None, raw, seed=raw.pop("seed"))
         return events
 
     async def command(self, tournament_id: str, command, now: int | None = None, loaded: Loaded | None = None) -> list:
         """Decide and append one command; returns the events it wrote."""
-        return await self.copies.command(tournament_id, command, now_ms() if now is None else now, loaded)
+        return await self.copies.command(tournament_id, command, self.clock() if now is None else now, loaded)
 
     async def _after(self, loaded: Loaded, events: list) -> None:
         tournament_id = loaded.tournament_id
@@ -187,6 +194,7 @@ class TournamentService:
         settings = msgspec.to_builtins(state.settings)
         if state.status in ("registering", "running"):
             settings.pop("seed")  # it fixes every deal
+            settings.pop("salt")
         return {
             "tournament_id": loaded.tournament_id,
             # The version anyone may read up to (a duplicate round's results wait: services.app.games.embargo).
@@ -197,6 +205,10 @@ class TournamentService:
             "entrants": msgspec.to_builtins(state.entrants),
             "round": state.round,
             "rounds": state.rounds,
+            # sha256("<seed>:<salt>"): fixed before any entrant's client seed
+            # (docs/fairness.md); None for a tournament from before.
+            "commitment": commitment(state.settings.seed, state.settings.salt) if state.settings.salt else None,
+            "client_seeds": state.client_seeds,
         }
 
     def public_events(self, loaded: Loaded, after: int) -> list[dict]:
@@ -211,6 +223,7 @@ class TournamentService:
             if secret:
                 if "settings" in data:
                     data["settings"].pop("seed", None)
+                    data["settings"].pop("salt", None)
                 for table in data.get("tables", ()):
                     table.pop("deal_seed", None)
             out.append({"version": version, "event": data})

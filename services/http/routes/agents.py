@@ -12,8 +12,7 @@ from litestar.datastructures import State
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from engines.timecontrol import TimeControl
-from services.app.agents.entries import enter_tournament as enter
-from services.app.agents.entries import withdraw_agent
+from services.app import commands
 from services.app.agents.registry import AgentService
 from services.app.agents.sparring import MAX_GAMES, MAX_SEED, Sparring
 from services.app.agents.stream import AgentEvents
@@ -147,13 +146,13 @@ async def sparring_report(state: State, agent_id: str, sparring_id: str, caller:
 @post("/api/v1/agents/{agent_id:str}/tournaments/{tournament_id:str}", status_code=200)
 async def enter_tournament(state: State, agent_id: str, tournament_id: str, caller: Player) -> dict:
     """The owner enters the agent (the tournament's bot policy decides whether agents may play)."""
-    loaded = await enter(_agents(state), state.tournaments, state.runtime.publisher, caller, agent_id, tournament_id)
+    loaded = await state.bus.handle(commands.EnterAgent(caller, agent_id, tournament_id))
     return await with_current_names(state.players.store, state.tournaments.summary(loaded))
 
 
 @delete("/api/v1/agents/{agent_id:str}/tournaments/{tournament_id:str}", status_code=200)
 async def leave_tournament(state: State, agent_id: str, tournament_id: str, caller: Player) -> dict:
-    loaded = await withdraw_agent(_agents(state), state.tournaments, caller, agent_id, tournament_id)
+    loaded = await state.bus.handle(commands.WithdrawAgent(caller, agent_id, tournament_id))
     return await with_current_names(state.players.store, state.tournaments.summary(loaded))
 
 

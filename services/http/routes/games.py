@@ -16,19 +16,29 @@ from litestar.openapi import ResponseSpec
 from litestar.params import Parameter
 from litestar.response import ServerSentEvent
 
+from engines.core import commitment
 from engines.timecontrol import TimeControl
 from services.app import commands
 from services.app.errors import ServiceError, Unprocessable
 from services.app.games import queries
 from services.app.games.catalog import catalog as game_catalog
 from services.app.games.clocks import seat_clocks
+from services.app.games.exports import exported
 from services.app.games.info import GameInfo, game_info
 from services.app.games.service import ActionAccepted, GameService
 from services.app.players import Player
 from services.http.game_stream import game_sse
 from services.http.input import parse_version
 from services.http.lobby_stream import lobby_changed
-from services.http.schemas import MAX_SEATS, MAX_VERSION, SeatCount, SeatNumber, Version, for_people
+from services.http.schemas import (
+    MAX_SEATS,
+    MAX_VERSION,
+    ClientSeed,
+    SeatCount,
+    SeatNumber,
+    Version,
+    for_people,
+)
 from services.infra import metrics
 
 # --- request and response bodies ----------------------------------------------
@@ -59,6 +69,20 @@ class NewGame(msgspec.Struct, forbid_unknown_fields=True):
 
 class TakeSeat(msgspec.Struct, forbid_unknown_fields=True):
     seat: SeatNumber | None = None
+    # The seat's entropy for the deal, sent with the seat so that the seat
+    # that fills the table is in the deal too (POST .../client-seed).
+    client_seed: ClientSeed | None = None
+
+
+class SendClientSeed(msgspec.Struct, forbid_unknown_fields=True):
+    client_seed: ClientSeed
+
+
+class ClientSeedTaken(msgspec.Struct):
+    game_id: str
+    seat: int
+    client_seed: str
+    commitment: str  # the server's, sha256("<seed>:<salt>"), fixed before any client seed
 
 
 class SeatBot(msgspec.Struct, forbid_unknown_fields=True):
@@ -159,6 +183,8 @@ async def read_game(state: State, game_id: str, viewer: Player | None) -> GameIn
     if info.time_control is not None and info.status == "playing":
         info.clock = await seat_clocks(state.games.store, state.runtime.agents, table, state.settings.clock)
     info.spectators = await state.runtime.watchers.one(table.game_id)
+    if info.status == "finished":
+        info.rematch = await state.games.lobby.rematch_for(table.game_id)
     return info
 
 
@@ -166,8 +192,21 @@ async def read_game(state: State, game_id: str, viewer: Player | None) -> GameIn
 async def take_seat(state: State, game_id: str, caller: Player, data: TakeSeat | None = None) -> GameInfo:
     if caller.kind == "agent":  # a paused agent takes no seat; only declared games
         await state.runtime.agents.check_new_seat(caller, (await _games(state).tables.get(game_id)).game.name)
-    table = await state.bus.handle(commands.TakeSeat(caller, game_id, data.seat if data else None))
+    table = await state.bus.handle(
+        commands.TakeSeat(caller, game_id, data.seat if data else None, data.client_seed if data else None)
+    )
     return game_info(table, caller, state.settings.clock)
+
+
+@post("/api/v1/games/{game_id:str}/client-seed", status_code=200)
+async def send_client_seed(state: State, game_id: str, data: SendClientSeed, caller: Player) -> ClientSeedTaken:
+    """A seated player's entropy for the deal, taken until the cards are dealt
+    (409 `already_dealt` after); the deal's seed is derived from the server's
+    committed seed and every seat's client seed (docs/fairness.md)."""
+    table, stored = await state.bus.handle(commands.SendClientSeed(caller, game_id, data.client_seed))
+    seat = table.seat_of(caller.player_id)
+    assert seat is not None and table.record.salt is not None
+    return ClientSeedTaken(game_id, seat, stored, commitment(table.record.seed, table.record.salt))
 
 
 @post("/api/v1/games/{game_id:str}/bots", status_code=200, after_response=lobby_changed)
@@ -187,6 +226,16 @@ async def cancel_game(state: State, game_id: str, caller: Player) -> GameInfo:
 async def leave_game(state: State, game_id: str, caller: Player) -> GameInfo:
     """Before the deal the seat opens again; in a game in progress a house bot takes it (ranked last)."""
     table = await state.bus.handle(commands.LeaveTable(caller, game_id))
+    return game_info(table, caller, state.settings.clock)
+
+
+@post("/api/v1/games/{game_id:str}/rematch", status_code=200, after_response=lobby_changed)
+async def play_again(state: State, game_id: str, caller: Player) -> GameInfo:
+    """ "Play again": the table that plays this finished game again with the
+    same seats (opened by the first of its people to ask, house bots seated
+    as before), with the caller in their own seat; asking again answers the
+    same table. A person's seat there is kept for that person."""
+    table = await state.bus.handle(commands.PlayAgain(caller, game_id))
     return game_info(table, caller, state.settings.clock)
 
 
@@ -239,7 +288,7 @@ async def replay(
 async def export(state: State, game_id: str) -> Response[bytes]:
     games = _games(state)
     table = await games.load(game_id)
-    return Response(queries.export(table), media_type="application/x-ndjson")
+    return Response(await exported(games.store, table), media_type="application/x-ndjson")
 
 
 @get("/api/v1/games/{game_id:str}/stream")
@@ -270,9 +319,11 @@ ROUTES = [
     create_game,
     read_game,
     take_seat,
+    send_client_seed,
     seat_bot,
     cancel_game,
     leave_game,
+    play_again,
     submit_action,
     read_events,
     replay,

@@ -15,7 +15,7 @@ from services.app import commands
 from services.app.games.quickplay import QuickPlayPools, QuickPlayTicket
 from services.app.players import Player
 from services.http.lobby_stream import lobby_changed
-from services.http.schemas import SeatCount
+from services.http.schemas import ClientSeed, SeatCount
 
 TicketId = Annotated[str, Parameter(max_length=40)]
 
@@ -25,6 +25,8 @@ class QuickPlayRequest(msgspec.Struct, forbid_unknown_fields=True):
     players: SeatCount
     # True: house bots take the empty seats at once, without waiting for people.
     bots_now: bool = False
+    # This person's entropy for the deal of the table they are seated at.
+    client_seed: ClientSeed | None = None
 
 
 @post("/api/v1/quick-play", status_code=200, after_response=lobby_changed)
@@ -33,7 +35,9 @@ async def join_quick_play(state: State, data: QuickPlayRequest, caller: Player) 
     waiting for the same (nearest in rating first), house bots at the seats
     nobody takes once the longest wait reaches its limit. A person already
     waiting for it gets the same ticket."""
-    return await state.bus.handle(commands.JoinQuickPlay(caller, data.game, data.players, data.bots_now))
+    return await state.bus.handle(
+        commands.JoinQuickPlay(caller, data.game, data.players, data.bots_now, data.client_seed)
+    )
 
 
 @get("/api/v1/quick-play/{ticket_id:str}")

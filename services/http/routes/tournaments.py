@@ -19,7 +19,7 @@ from services.app.tournaments import following
 from services.app.tournaments.service import TournamentService
 from services.app.upcast import with_current_names
 from services.http.routes.games import resume_point
-from services.http.schemas import MAX_ROUNDS, MAX_VERSION, NewTournament
+from services.http.schemas import MAX_ROUNDS, MAX_VERSION, ClientSeed, NewTournament
 from services.http.sse import KEEPALIVE
 from services.infra import metrics
 
@@ -50,9 +50,17 @@ async def read_tournament(state: State, tournament_id: str) -> dict:
     return await with_current_names(state.players.store, _tn(state).summary(await _tn(state).load(tournament_id)))
 
 
+class Registration(msgspec.Struct, forbid_unknown_fields=True):
+    client_seed: ClientSeed | None = None
+
+
 @post("/api/v1/tournaments/{tournament_id:str}/registrations", status_code=200)
-async def register(state: State, tournament_id: str, caller: Player) -> dict:
-    loaded = await state.bus.handle(commands.RegisterEntrant(caller, tournament_id))
+async def register(state: State, tournament_id: str, caller: Player, data: Registration | None = None) -> dict:
+    """`client_seed`: the entrant's entropy for its tables' deals, mixed into
+    each table's deal seed with those of the other seats (docs/fairness.md)."""
+    loaded = await state.bus.handle(
+        commands.RegisterEntrant(caller, tournament_id, data.client_seed if data and data.client_seed else "")
+    )
     return await with_current_names(state.players.store, _tn(state).summary(loaded))
 
 

@@ -9,8 +9,10 @@ from litestar import get
 from litestar.datastructures import State
 from litestar.params import Parameter
 
+from services.app.fairplay import PlayerProfile
 from services.app.games import watching
 from services.app.games.watching import MAX_LIVE, LiveTables, PlayerGames
+from services.app.players import Player
 
 
 @get("/api/v1/live")
@@ -38,4 +40,13 @@ async def player_games(
     return await watching.player_games(state.games.lobby, player_id, limit, before)
 
 
-ROUTES = [live_tables, player_games]
+@get("/api/v1/players/{player_id:str}")
+async def read_player(state: State, player_id: str, viewer: Player | None) -> PlayerProfile:
+    """A player's name and kind, and how they finish ranked games: the share
+    of their last 100 ranked games finished without a hand-over to a house
+    bot (`completion_rate`, null before the first); to the player themself
+    also the end of a cooldown from ranked play (`ranked_cooldown_until_ms`)."""
+    return await state.runtime.fair_play.profile(player_id, viewer.player_id if viewer else None)
+
+
+ROUTES = [live_tables, player_games, read_player]

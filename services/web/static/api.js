@@ -3,6 +3,10 @@
 // (services/sessions.py). Shared by every page: the table's module too.
 import { t } from "./i18n.js";
 
+// Play now's ticket while its person waits (sessionStorage): the lobby
+// (quickplay.js) resumes the wait after a reload or from a finished table.
+export const QUICK_PLAY_TICKET = "hm.quick-play.ticket";
+
 export class ApiError extends Error {
   constructor(status, code, message) {
     super(message);
@@ -61,6 +65,34 @@ export function currentPlayer({ reload = false } = {}) {
 /** A fresh id for a command (retries reuse it: the server answers once). */
 export function commandId() {
   return crypto.randomUUID();
+}
+
+/**
+ * This browser's entropy for a table's deal (docs/fairness.md, "Client
+ * seeds"): 32 random hex digits, drawn once per table and kept, so a reload
+ * sends the same seed again (the server keeps the first one a seat sends).
+ */
+export function clientSeed(gameId) {
+  const key = `hm.client-seed.${gameId}`;
+  let seed = localStorage.getItem(key);
+  if (!seed) {
+    seed = freshSeed();
+    localStorage.setItem(key, seed);
+  }
+  return seed;
+}
+
+/** 32 random hex digits: a client seed for a table not known yet (a Play now ticket). */
+export function freshSeed() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Take a seat (null: the first open one), the deal's client seed with it. */
+export function takeSeat(gameId, seat = null) {
+  const body = { client_seed: clientSeed(gameId) };
+  if (seat !== null) body.seat = seat;
+  return api(`/api/v1/games/${encodeURIComponent(gameId)}/seats`, { method: "POST", body });
 }
 
 /**

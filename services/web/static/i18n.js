@@ -25,6 +25,9 @@ export function t(key, values = {}) {
 }
 
 /** A game's name in this language (the rulebook's where there is one). */
+// Whether a text exists for `key` (labels with a fallback of their own).
+export const hasText = (key) => dict[key] !== undefined || english[key] !== undefined;
+
 export const gameTitle = (game) => (dict[`game.${game}`] ? t(`game.${game}`) : game);
 
 // Plurals: the glossary has `key.one` and `key.other` ("1 trick", "2 tricks");

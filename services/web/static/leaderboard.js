@@ -1,7 +1,8 @@
 // Leaderboards per game (/leaderboards/{game}): people, agents and house bots
-// apart, provisional ratings marked (GET /api/v1/leaderboards/{game}).
+// apart, ranked by μ − 3σ, each rating shown as 1500-scale with "?" while
+// provisional (GET /api/v1/leaderboards/{game}).
 import { api, describe } from "./api.js";
-import { h } from "./watch-ui.js";
+import { h, ratingEl } from "./watch-ui.js";
 import { t } from "./i18n.js";
 
 const root = document.getElementById("leaderboard");
@@ -17,9 +18,8 @@ function board(rows, linked, labelledby) {
     h("thead", {}, h("tr", {}, ["#", t("field.name"), t("lb.rating"), "μ ± σ", t("lb.games"), t("lb.forfeits")].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, rows.map((r, i) => h("tr", { class: r.provisional ? "provisional" : "" },
       h("td", {}, String(i + 1)),
-      h("th", { scope: "row" }, linked ? h("a", { href: `/players/${r.rated_id}` }, r.name) : r.name,
-        r.provisional ? h("span", { class: "badge", title: t("lb.provisional_title") }, t("lb.provisional")) : null),
-      h("td", {}, r.ordinal.toFixed(1)), h("td", {}, `${r.mu.toFixed(1)} ± ${r.sigma.toFixed(1)}`),
+      h("th", { scope: "row" }, linked ? h("a", { href: `/players/${r.rated_id}` }, r.name) : r.name),
+      h("td", {}, ratingEl(r)), h("td", {}, `${r.mu.toFixed(1)} ± ${r.sigma.toFixed(1)}`),
       h("td", {}, String(r.games)), h("td", {}, String(r.forfeits ?? 0)))))));
 }
 

@@ -13,7 +13,7 @@ async function render() {
     const items = await Promise.all(live.tables.map(async (tb) => {
       const mod = await gameModule(tb.game);
       const ctx = contextFor(tb, mod);
-      const seats = tb.seats.map((s, i) => h("li", {}, ctx.name(i), s.kind && s.kind !== "human" ? h("span", { class: `badge ${s.kind}` }, s.kind) : null));
+      const seats = tb.seats.map((s, i) => h("li", {}, ctx.name(i), s.kind && s.kind !== "human" ? h("span", { class: `badge ${s.kind}` }, t(`tn.kind.${s.kind}`)) : null));
       return h("li", { class: "table-card live-card", "data-game-id": tb.game_id },
         h("h3", {}, h("a", { href: `/games/${tb.game_id}` }, `${title(tb.game)}`), tb.ranked ? h("span", { class: "badge ranked" }, t("live.ranked")) : null),
         h("p", { class: "meta" }, h("span", { class: "watchers" }, t("live.watching", { n: tb.spectators ?? "?" })), ` · ${t("live.move", { n: tb.version })}`,

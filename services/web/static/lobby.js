@@ -4,8 +4,8 @@
 // again whenever they change); a list is re-drawn only when it changed (so
 // focus and the reader's place stay put). While the stream is broken the
 // lists are read every 15 s, and the stream is opened again.
-import { api, currentPlayer, describe } from "./api.js";
-import { t, tp, gameTitle } from "./i18n.js";
+import { api, currentPlayer, describe, takeSeat as sit } from "./api.js";
+import { t, tp, gameTitle, hasText } from "./i18n.js";
 
 const SLOW_POLL_MS = 15000;
 const LISTS = [
@@ -31,14 +31,18 @@ function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-const human = (key) => key.replace(/_/g, " ").replace(/\bms\b/, "(ms)");
+// An option's name and value as the person's language says them; a key
+// without a text of its own (a new option) still reads as words.
+const words = (key) => key.replace(/_/g, " ").replace(/\bms\b/, "(ms)");
+const human = (key) => (hasText(`opt.${key}`) ? t(`opt.${key}`) : words(key));
+const humanValue = (v) => (hasText(`opt.value.${v}`) ? t(`opt.value.${v}`) : words(String(v)));
 const title = (game) => gameTitle(game) ?? byName[game]?.title ?? game;
 
 function optionsText(table) {
   const defaults = byName[table.game]?.options ?? {};
   const changed = Object.entries(table.options).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(defaults[k]));
   if (!changed.length) return t("lobby.standard");
-  return changed.map(([k, v]) => `${human(k)}: ${typeof v === "object" ? t("lobby.custom") : v}`).join(", ");
+  return changed.map(([k, v]) => `${human(k)}: ${typeof v === "object" ? t("lobby.custom") : humanValue(v)}`).join(", ");
 }
 
 function clockText(tc) {
@@ -56,7 +60,7 @@ function seatItem(seat) {
 async function takeSeat(table, button) {
   button.disabled = true;
   try {
-    await api(`/api/v1/games/${table.game_id}/seats`, { method: "POST", body: {} });
+    await sit(table.game_id);
     window.location.assign(`/games/${table.game_id}`);
   } catch (err) {
     status.textContent = describe(err);
@@ -222,7 +226,7 @@ function buildForm() {
       const choices = spec.option_choices?.[key];
       if (choices) {
         input = h("select", { id, "data-option": key, "data-kind": "choice" },
-          ...choices.map((c) => h("option", { value: JSON.stringify(c), text: human(String(c)) })));
+          ...choices.map((c) => h("option", { value: JSON.stringify(c), text: humanValue(c) })));
         input.value = JSON.stringify(value);
       } else if (typeof value === "number") input = h("input", { id, type: "number", value: String(value), "data-option": key, "data-kind": "number" });
       else if (typeof value === "string") input = h("input", { id, type: "text", value, "data-option": key, "data-kind": "text" });
@@ -299,7 +303,7 @@ function buildForm() {
     submit.disabled = true;
     try {
       const table = await api("/api/v1/games", { method: "POST", body });
-      await api(`/api/v1/games/${table.game_id}/seats`, { method: "POST", body: { seat: 0 } });
+      await sit(table.game_id, 0);
       for (const select of seats.querySelectorAll("select")) {
         if (select.value) {
           await api(`/api/v1/games/${table.game_id}/bots`, { method: "POST", body: { seat: Number(select.dataset.seat), bot: select.value } });

@@ -15,7 +15,10 @@ async function render() {
   const player = await currentPlayer().catch(() => null);
   who.replaceChildren();
   if (player) {
-    const account = link("/account", player.name);
+    // The name is the person's public profile; their settings are "Account".
+    const profile = link(`/players/${encodeURIComponent(player.player_id)}`, player.name);
+    profile.setAttribute("aria-label", t("nav.profile", { name: player.name }));
+    const account = link("/account", t("nav.settings"));
     account.setAttribute("aria-label", t("nav.account", { name: player.name }));
     const out = document.createElement("button");
     out.type = "button";
@@ -25,7 +28,7 @@ async function render() {
       await api("/api/v1/session", { method: "DELETE" }).catch(() => null);
       window.location.assign("/");
     });
-    who.append(account, out);
+    who.append(profile, account, out);
   } else {
     who.append(link("/signin", t("nav.signin")), link("/signup", t("nav.signup")));
   }

@@ -1,7 +1,7 @@
 // A player's page (/players/{id}): rating history as an SVG chart we draw,
 // recent games with results and replay links, tournaments played.
 import { api, ApiError, describe } from "./api.js";
-import { h, fmtDate, ordinal, title } from "./watch-ui.js";
+import { h, fmtDate, ordinal, ratingEl, title } from "./watch-ui.js";
 import { t } from "./i18n.js";
 
 const root = document.getElementById("player");
@@ -18,26 +18,30 @@ function svg(tag, attrs = {}, ...kids) {
   return el;
 }
 
-/** μ after each rated game, with the μ ± σ band and μ − 3σ (the rating). */
-export function ratingChart(game, history) {
+/** The rating after each rated game (the API's rating_before/after, on the
+ * scale every page shows), with a ± σ band and μ − 3σ, which leaderboards
+ * rank by, on the same scale (`perMu` points per μ point). */
+export function ratingChart(game, history, perMu) {
   const W = 600, H = 220, L = 44, R = 12, T = 12, B = 28;
-  const pts = [{ mu: history[0].mu_before, sigma: history[0].sigma_before }, ...history.map((c) => ({ mu: c.mu_after, sigma: c.sigma_after }))];
-  const lo = Math.min(...pts.map((p) => p.mu - 3 * p.sigma)), hi = Math.max(...pts.map((p) => p.mu + p.sigma));
+  const at = (rating, sigma) => ({ rating, spread: sigma * perMu });
+  const pts = [at(history[0].rating_before, history[0].sigma_before), ...history.map((c) => at(c.rating_after, c.sigma_after))];
+  const cautious = (p) => p.rating - 3 * p.spread;
+  const lo = Math.min(...pts.map(cautious)), hi = Math.max(...pts.map((p) => p.rating + p.spread));
   const x = (i) => L + (i * (W - L - R)) / Math.max(1, pts.length - 1);
   const y = (v) => T + ((hi - v) * (H - T - B)) / Math.max(1e-9, hi - lo);
   const line = (f) => pts.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(f(p)).toFixed(1)}`).join(" ");
-  const band = `${line((p) => p.mu + p.sigma)} ${pts.map((p, i) => [i, p]).reverse().map(([i, p]) => `L${x(i).toFixed(1)},${y(p.mu - p.sigma).toFixed(1)}`).join(" ")} Z`;
+  const band = `${line((p) => p.rating + p.spread)} ${pts.map((p, i) => [i, p]).reverse().map(([i, p]) => `L${x(i).toFixed(1)},${y(p.rating - p.spread).toFixed(1)}`).join(" ")} Z`;
   const ticks = [lo, (lo + hi) / 2, hi].map((v) => svg("g", {},
     svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid-line" }),
     svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "axis" }, v.toFixed(0))));
   const last = pts[pts.length - 1];
   return svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img",
-    "aria-label": t("player.chart_label", { game: title(game), n: history.length, from: pts[0].mu.toFixed(1), to: last.mu.toFixed(1) }) },
+    "aria-label": t("player.chart_label", { game: title(game), n: history.length, from: pts[0].rating, to: last.rating }) },
     ...ticks,
     svg("path", { d: band, class: "band" }),
-    svg("path", { d: line((p) => p.mu), class: "mu" }),
-    svg("path", { d: line((p) => p.mu - 3 * p.sigma), class: "ordinal" }),
-    ...pts.map((p, i) => svg("circle", { cx: x(i), cy: y(p.mu), r: 3, class: "mu-dot" })),
+    svg("path", { d: line((p) => p.rating), class: "rating-line" }),
+    svg("path", { d: line(cautious), class: "ordinal" }),
+    ...pts.map((p, i) => svg("circle", { cx: x(i), cy: y(p.rating), r: 3, class: "rating-dot" })),
     svg("text", { x: L, y: H - 8, class: "axis" }, t("player.axis")));
 }
 
@@ -49,7 +53,7 @@ async function ratings() {
     $("p-charts").replaceChildren(...[...byGame].map(([game, hist]) => {
       const now = r.ratings.find((x) => x.game === game);
       return h("figure", { class: "rating" }, h("figcaption", {}, h("a", { href: `/leaderboards/${game}` }, title(game)),
-        now ? ` · μ − 3σ ${now.ordinal.toFixed(1)}${now.provisional ? ` (${t("lb.provisional")})` : ""}` : ""), ratingChart(game, hist),
+        now ? [` · ${t("lb.rating")} `, ratingEl(now)] : ""), ratingChart(game, hist, r.points_per_mu),
         h("p", { class: "hint" }, t("player.legend")));
     }));
   } catch (err) {
@@ -75,6 +79,21 @@ async function games() {
   if (!g.tournaments.length) $("p-tournaments").replaceChildren(h("li", { class: "hint" }, t("player.none")));
   return g;
 }
+
+// How the player finishes ranked games, and (on one's own page) the end of
+// a cooldown from ranked play (services/app/fairplay.py).
+async function completion() {
+  const p = await api(`/api/v1/players/${encodeURIComponent(playerId)}`);
+  const lines = [];
+  if (p.completion_rate !== null) lines.push(t("player.completion", { rate: Math.round(p.completion_rate * 100), n: p.ranked_games }));
+  if (p.ranked_cooldown_until_ms) {
+    const ends = new Date(p.ranked_cooldown_until_ms).toLocaleTimeString(document.documentElement.lang, { hour: "2-digit", minute: "2-digit" });
+    lines.push(t("player.cooldown", { time: ends }));
+  }
+  $("p-completion").textContent = lines.join(" ");
+}
+
+completion().catch(() => {});
 
 // Ratings come from ranked games: without one among the recent games (and
 // fewer than a full page of them) there is nothing to ask, and the 404 the

@@ -5,11 +5,10 @@
 // page (sessionStorage), so the wait goes on where it was.
 // How many wait comes with the lobby's stream (lobby.js, event hm:lobby);
 // read every 2 s only while that stream is not open.
-import { api, currentPlayer, describe } from "./api.js";
+import { api, currentPlayer, describe, freshSeed, QUICK_PLAY_TICKET as KEPT } from "./api.js";
 import { t, gameTitle } from "./i18n.js";
 
 const POLL_MS = 1000;
-const KEPT = "hm.quick-play.ticket";
 
 const section = document.getElementById("play-now");
 const list = document.getElementById("play-now-games");
@@ -63,7 +62,7 @@ function setBusy(busy) {
 async function join(game, players, botsNow) {
   setBusy(true);
   try {
-    follow(await api("/api/v1/quick-play", { method: "POST", body: { game, players, bots_now: botsNow } }));
+    follow(await api("/api/v1/quick-play", { method: "POST", body: { game, players, bots_now: botsNow, client_seed: freshSeed() } }));
   } catch (err) {
     status.textContent = describe(err);
     setBusy(false);

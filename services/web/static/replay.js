@@ -160,8 +160,12 @@ async function start() {
   max = info.version;
   const wanted = readUrl();
   seat = wanted.seat !== null ? wanted.seat : (info.status !== "finished" ? info.your_seat : null);
+  // While a game runs, a seat's eyes are its player's only (the API's rule):
+  // offer no seat the server would then refuse.
+  const open = (i) => info.status === "finished" || i === info.your_seat;
   seatSelect.replaceChildren(h("option", { value: "" }, t("replay.public")),
-    ...info.seats.map((s, i) => h("option", { value: i }, ctx.name(i))));
+    ...info.seats.map((s, i) => (open(i) ? h("option", { value: i }, ctx.name(i)) : null)).filter(Boolean));
+  if (seat !== null && !open(seat)) seat = null;
   seatSelect.value = seat === null ? "" : String(seat);
   try {
     events = (await api(`/api/v1/games/${encodeURIComponent(gameId)}/events?after=0`)).events;

@@ -26,8 +26,10 @@ export function h(tag, attrs = {}, ...kids) {
 export function cardEl({ name, suit = "", rank = "", mark = "", small = false }) {
   if (!suit && !rank) return h("span", { class: "card down", role: "img", "aria-label": name || t("common.face_down") });
   return h("span", { class: `card suit-${suit}${small ? " small" : ""}`, role: "img", "aria-label": name, title: name },
-    h("span", { class: "rank", "aria-hidden": "true" }, rank),
-    h("span", { class: "mark", "aria-hidden": "true" }, mark));
+    // Drawn by CSS (::before, attr(data-t)): a card's name is its one text, so a
+    // card button's visible text never differs from its name (axe label-content-name-mismatch).
+    h("span", { class: "rank", "aria-hidden": "true", "data-t": rank }),
+    h("span", { class: "mark", "aria-hidden": "true", "data-t": mark }));
 }
 
 // Places in the page's language (1st, 1º, 1.º).
@@ -42,14 +44,34 @@ export function grid(caption, head, rows) {
 }
 
 /**
- * A completed trick, kept on the table until the next card is led: each
- * seat's card(s) with its name, the winner's marked in words and outline.
- * `plays`: [{seat, faces: [card elements], note}]; `winner`: a seat.
+ * The trick on the table, from a module's plays(): each play a figure (its
+ * cards, its seat's name, a note); a won trick (`winner` set) is the group
+ * "Trick won by <name>", the winner's card marked in words and outline.
+ * `cell(seat)`: a class that places a card in front of its seat (table.js).
  */
-export function completedTrick(ctx, plays, winner) {
-  return h("div", { class: "trick completed", role: "group", "aria-label": t("table.completed_trick", { name: ctx.name(winner) }) },
-    plays.map((p) => h("figure", { class: p.seat === winner ? "won" : null }, p.faces,
-      h("figcaption", {}, ctx.name(p.seat), p.note ? ` · ${p.note}` : "", p.seat === winner ? ` · ${t("table.winner")}` : ""))));
+export function trickEl(ctx, { plays, winner = null, label, empty }, cell = () => null) {
+  const done = winner !== null;
+  const figs = plays.map((p) => h("figure", { class: [p.cls, done && p.seat === winner ? "won" : null, cell(p.seat)].filter(Boolean).join(" ") || null, "data-seat": p.seat },
+    p.faces, h("figcaption", {}, h("span", { class: "who" }, ctx.name(p.seat)), p.note ? ` · ${p.note}` : "", done && p.seat === winner ? h("span", { class: "won-mark" }, ` · ${t("table.winner")}`) : "")));
+  return done
+    ? h("div", { class: "trick completed", role: "group", "aria-label": t("table.completed_trick", { name: ctx.name(winner) }) }, figs)
+    : h("div", { class: "trick", role: "group", "aria-label": label || t("common.current_trick") }, figs.length ? figs : h("p", { class: "hint" }, empty || t("common.no_card_trick")));
+}
+
+/** A result or score table folded away where the page folds them (ctx.fold, table.js); elsewhere as it is. */
+export const fold = (ctx, el) => (ctx.fold ? ctx.fold(el) : el);
+
+/**
+ * What lies on the table (ctx.memo from the module's `track`): `{kept}`, a
+ * won trick kept until the next lead, or `{trick}`, the cards in play. The
+ * events seen may be ahead of the view (it is fetched after them): then the
+ * cards seen so far, not an empty trick.
+ */
+export function trickInPlay(v, info, memo = {}) {
+  const ahead = Boolean(info) && memo.version > info.version;
+  const trick = ahead || !v.trick.length ? memo.current || [] : v.trick;
+  if (!trick.length && memo.last && memo.last.open) return { kept: memo.last };
+  return { trick };
 }
 
 /**

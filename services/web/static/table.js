@@ -4,8 +4,10 @@
 // POST .../actions. What each game looks like lives in games/<game>.js; this
 // module does what every game shares: seats and clocks, "Your moves", the
 // dialogs of composite actions, the move list and the result.
-import { h, cardEl, ordinal } from "./table-ui.js";
-import { api, commandId, currentPlayer, describe as errorText, follow } from "./api.js";
+import { endActions } from "./table-end.js";
+import { keep as keepReceipt, receiptsLink } from "./receipts.js";
+import { h, cardEl, ordinal, trickEl } from "./table-ui.js";
+import { api, clientSeed, commandId, currentPlayer, describe as errorText, follow, takeSeat } from "./api.js";
 import { t, tp, gameTitle, list } from "./i18n.js";
 
 const root = document.getElementById("table");
@@ -27,23 +29,46 @@ const buttons = new Map(); // key -> button, kept across renders so focus stays 
 // the person has gone elsewhere meanwhile. The index of that place, or null.
 let parkedAt = null;
 
+// Seat names as a person says them: a house bot "Bot (heuristic)", anyone
+// else their own name; twins (two bots of a kind, two namesakes) get a
+// number by seating order: "Bot (random) 1", "Bot (random) 2".
+function baseName(s, seat) {
+  if (s && s.kind === "bot") return s.bot ? t("table.bot_named", { bot: s.bot }) : t("table.bot");
+  return (s && s.name) || t("common.seat", { n: seat + 1 });
+}
+
 function names(seat) {
   if (mod && mod.seatName) {
     const special = mod.seatName(seat, info);
     if (special) return special;
   }
-  const s = info && info.seats[seat];
-  const name = (s && s.name) || t("common.seat", { n: seat + 1 });
-  // House bots share their bot's name: the seat number tells them apart.
-  const twins = info ? info.seats.filter((x) => x.name === name).length : 1;
-  return twins > 1 ? t("common.seat_twin", { name, n: seat + 1 }) : name;
+  const seats = info ? info.seats : [];
+  const name = baseName(seats[seat], seat);
+  const twins = seats.map((x, i) => (x.taken || x.name ? baseName(x, i) : null)).map((n, i) => [n, i]).filter(([n]) => n === name);
+  return twins.length > 1 ? t("table.name_twin", { name, n: twins.findIndex(([, i]) => i === seat) + 1 }) : name;
 }
 
 // `memo`: what the game's module keeps from the events this page has seen
 // (mod.track): the last completed trick, past rounds' results. Only events
 // the stream sent this viewer, so nothing hidden; a page loaded later gets
 // the history, where a won trick's cards are already face down (GEN-1).
-const ctx = { h, cardEl, name: names, ordinal, now: () => Date.now() + offsetMs, memo: {} };
+const ctx = { h, cardEl, name: names, ordinal, now: () => Date.now() + offsetMs, memo: {}, fold };
+
+// A result or score table on the felt folds away (closed on a phone, open
+// from 800 px wide); whether the person opened or closed it is kept across
+// renders. `el`: an element whose first child is its title.
+const wide = matchMedia("(min-width: 800px)");
+const folds = new Map();
+function fold(el) {
+  const kids = [...el.childNodes];
+  const key = kids[0].textContent;
+  const d = h("details", { class: el.className }, h("summary", {}, kids[0]), kids.slice(1));
+  d.open = folds.has(key) ? folds.get(key) : wide.matches;
+  d.addEventListener("toggle", () => folds.set(key, d.open));
+  // A table wider than a phone scrolls sideways: a Tab stop, so the keyboard can scroll it too.
+  for (const table of d.querySelectorAll("table")) table.tabIndex = 0;
+  return d;
+}
 
 // --- loading and refreshing ----------------------------------------------------
 
@@ -80,6 +105,23 @@ async function apply(next) {
   }
   render();
   if (first) openStream();
+  sendClientSeed();
+}
+
+let clientSeedSent = false;
+
+/**
+ * A seat the server gave this player (Play now, Play again) adds its client
+ * seed while the table waits for the deal; one taken here sent it already
+ * (takeSeat). Refusals are fine: the deal came first, or it was sent.
+ */
+function sendClientSeed() {
+  if (clientSeedSent || !info.commitment || info.status !== "open" || info.your_seat === null) return;
+  clientSeedSent = true;
+  api(`/api/v1/games/${encodeURIComponent(gameId)}/client-seed`, {
+    method: "POST",
+    body: { client_seed: clientSeed(gameId) },
+  }).catch(() => {});
 }
 
 function layout() {
@@ -92,15 +134,20 @@ function layout() {
   regions.join = h("p", { class: "join", hidden: true });
   regions.leaving = h("p", { class: "leaving", hidden: true });
   regions.error = h("p", { class: "error", role: "alert", id: "move-error" });
-  regions.seats = h("ul", { class: "seats" });
-  regions.board = h("div", { class: "board" });
+  // The felt: the seats around it, the trick in the middle, each card in
+  // front of the seat that played it; the hand along its bottom edge.
+  regions.board = h("div", { class: "board felt" });
   // "Last trick" and past results: kept across renders so focus stays put.
   regions.recall = h("div", { class: "recall", hidden: !mod.recall });
   regions.moves = h("div", { class: "move-buttons" });
   regions.movesHeading = h("h2", { tabindex: "-1" }, t("table.your_moves")); // where focus waits (parkedAt)
   regions.moves.addEventListener("keydown", arrowKeys);
+  regions.yourMoves = h("section", { class: "your-moves", "aria-label": t("table.your_moves") }, regions.movesHeading, regions.error, regions.moves);
   regions.result = h("section", { class: "result", "aria-labelledby": "result-h", hidden: true });
-  regions.log = h("ol", { class: "log" });
+  regions.log = h("ol", { class: "log", tabindex: "0", "aria-labelledby": "log-h" });
+  // The move list opens on demand on a phone (the table fills the screen).
+  const logBox = h("details", { class: "log-box" }, h("summary", {}, h("h2", { id: "log-h" }, t("table.move_list"))), regions.log);
+  logBox.open = wide.matches;
   root.classList.add(`game-${info.game}`);
   root.append(
     help,
@@ -108,10 +155,8 @@ function layout() {
     regions.join,
     regions.leaving,
     regions.result,
-    h("section", { class: "players", "aria-label": t("table.players") }, regions.seats),
-    h("section", { class: "table-board", "aria-label": t("table.title") }, regions.board, regions.recall),
-    h("section", { class: "your-moves", "aria-label": t("table.your_moves") }, regions.movesHeading, regions.error, regions.moves),
-    h("section", { class: "move-list", "aria-labelledby": "log-h" }, h("h2", { id: "log-h" }, t("table.move_list")), regions.log),
+    h("section", { class: "table-board", "aria-label": t("table.title") }, regions.board, regions.yourMoves, regions.recall),
+    h("section", { class: "move-list", "aria-labelledby": "log-h" }, logBox),
   );
   setInterval(tick, 250);
 }
@@ -119,39 +164,170 @@ function layout() {
 // --- rendering -------------------------------------------------------------------
 
 function render() {
-  renderSeats();
   renderBoard();
+  renderResult();
   renderMoves();
   renderTurn();
   renderJoin();
   renderLeaving();
-  renderResult();
   tick();
 }
 
-function renderBoard() {
-  const view = info.view;
-  regions.board.replaceChildren(...(view ? [mod.board(view, info, ctx)].flat() : [h("p", {}, info.status === "open" ? t("table.waiting_sit") : t("table.nothing_yet"))]));
-  renderRecall();
+// Where each seat sits, seen from the viewer (a spectator: seat 0) at the
+// bottom: 2 players, the other across; 3, across-left and across-right;
+// 4, left, across, right; more, left, along the top, right. `card`: the
+// trick's cell in front of the seat (table.css .mid).
+function places(n, me) {
+  const out = [];
+  const top = n === 2 ? [1] : n === 3 ? [1, 2] : Array.from({ length: n - 3 }, (_, i) => i + 2);
+  const cells = top.length === 1 ? ["t"] : top.length === 2 ? ["tl", "tr"] : top.length === 3 ? ["tl", "t", "tr"] : top.map(() => "t");
+  for (let s = 0; s < n; s++) {
+    const rel = (s - me + n) % n;
+    if (rel === 0) out[s] = { slot: "me", card: "b" };
+    else if (n >= 4 && rel === 1) out[s] = { slot: "left", card: "l" };
+    else if (n >= 4 && rel === n - 1) out[s] = { slot: "right", card: "r" };
+    else out[s] = { slot: "top", card: cells[top.indexOf(rel)] };
+  }
+  return out;
 }
 
-function renderSeats() {
-  const items = info.seats.map((s, i) => {
+const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
+let seenPlays = new Map(); // seat -> what it has in the trick (names of its cards)
+let seenFlips = new Map(); // data-flip key -> data-face, for a pile that turns over
+let seenWinner = null;
+let fromRect = null; // where the card just clicked was
+
+function renderBoard() {
+  const view = info.view;
+  const n = view && mod.seatCount ? mod.seatCount(view, info) : info.seats.length;
+  const me = info.your_seat ?? 0;
+  const at = places(n, me);
+  if (!view || !mod.plays) {
+    const inside = view ? [mod.board(view, info, ctx)].flat() : [h("p", { class: "hint" }, info.status === "open" ? t("table.waiting_sit") : t("table.nothing_yet"))];
+    const plates = seatPlates(at, n);
+    regions.board.replaceChildren(...arrange(plates, me), h("div", { class: "mid no-trick" }, h("div", { class: "centre" }, inside)));
+    renderRecall();
+    return;
+  }
+  const trick = mod.plays(view, info, ctx) || { plays: [] };
+  const winner = trick.winner ?? null;
+  const group = trickEl(ctx, trick, (seat) => `at-${at[seat] ? at[seat].card : "b"}`);
+  const figs = [...group.querySelectorAll("figure")];
+  const centre = [mod.centre(view, info, ctx)].flat().filter(Boolean);
+  // Results and scores get a row of their own; so does all of it on a phone
+  // with seats at the sides (the middle is the trick's then).
+  const notes = centre.filter((el) => el.tagName === "DETAILS" || (n >= 4 && !wide.matches && !trick.none));
+  const mid = h("div", { class: trick.none ? "mid no-trick" : "mid" }, h("div", { class: "centre" }, centre.filter((el) => !notes.includes(el))), trick.none ? null : group);
+  const plates = seatPlates(at, n);
+  // A kept trick about to go (the next card led): where its cards were, so they can fly to the winner.
+  const leaving = seenWinner !== null && winner === null && !reducedMotion.matches
+    ? [...regions.board.querySelectorAll(".trick.completed figure")].map((f) => [f, f.getBoundingClientRect()]) : [];
+  regions.board.replaceChildren(notes.length ? h("div", { class: "notes" }, notes) : "", ...arrange(plates, me), mid);
+  renderRecall();
+  if (leaving.length) gather(leaving, seenWinner);
+  motion(figs, winner);
+}
+
+// Motion where it explains (never awaited, never with reduced motion): a new
+// card comes from the hand or the seat that played it; a won trick's cards
+// lean toward the winner; a pile whose top changed turns over.
+function motion(figs, winner) {
+  const still = reducedMotion.matches;
+  const plays = new Map(figs.map((f) => [Number(f.dataset.seat), [...f.querySelectorAll("[role=img]")].map((c) => c.getAttribute("aria-label")).join("|")]));
+  const flips = new Map([...regions.board.querySelectorAll("[data-flip]")].map((el) => [el.dataset.flip, el]));
+  if (!still) {
+    for (const f of figs) {
+      const seat = Number(f.dataset.seat);
+      if (seenPlays.get(seat) === plays.get(seat) || winner !== null) continue;
+      const plate = regions.board.querySelector(`.seat[data-seat="${seat}"]`);
+      const from = seat === info.your_seat && fromRect ? fromRect : plate && plate.getBoundingClientRect();
+      if (!from) continue;
+      const to = f.getBoundingClientRect();
+      const dx = from.left + from.width / 2 - (to.left + to.width / 2);
+      const dy = from.top + from.height / 2 - (to.top + to.height / 2);
+      f.animate([{ transform: `translate(${dx}px, ${dy}px) scale(0.8)` }, { transform: "none" }], { duration: 220, easing: "ease-out" });
+    }
+    if (winner !== null && seenWinner === null && seenPlays.size) {
+      const w = figs.find((f) => Number(f.dataset.seat) === winner);
+      const plate = regions.board.querySelector(`.seat[data-seat="${winner}"]`);
+      if (w && plate) {
+        const p = plate.getBoundingClientRect();
+        for (const f of figs) {
+          const r = f.getBoundingClientRect();
+          const dx = (p.left + p.width / 2 - (r.left + r.width / 2)) * 0.25;
+          const dy = (p.top + p.height / 2 - (r.top + r.height / 2)) * 0.25;
+          f.animate([{ transform: "none" }, { transform: `translate(${dx}px, ${dy}px) scale(0.92)`, offset: 0.6 }, { transform: "none" }], { duration: 280, easing: "ease-in-out" });
+        }
+      }
+    }
+    for (const [key, el] of flips) {
+      if (seenFlips.has(key) && seenFlips.get(key) !== el.dataset.face) el.animate([{ transform: "rotateY(90deg)" }, { transform: "none" }], { duration: 240, easing: "ease-out" });
+    }
+  }
+  seenPlays = plays;
+  seenWinner = winner;
+  seenFlips = new Map([...flips].map(([k, el]) => [k, el.dataset.face]));
+  fromRect = null;
+}
+
+// The plates in reading order: the viewer's, then round the table (left,
+// across, right); the seats across share one row (.across).
+function arrange(plates, me) {
+  const n = plates.length;
+  const byTurn = plates.map((_, i) => plates[(me + i) % n]);
+  const across = h("div", { class: "across" }, byTurn.filter((p) => p.dataset.slot === "top"));
+  const out = [];
+  for (const p of byTurn) {
+    if (p.dataset.slot !== "top") out.push(p);
+    else if (!out.includes(across)) out.push(across);
+  }
+  if (!out.includes(across)) out.push(across);
+  return out;
+}
+
+// The won trick's cards go to the winner's seat: copies (hidden from screen
+// readers, removed when done) fly from where the cards lay to the plate.
+function gather(leaving, winner) {
+  const plate = regions.board.querySelector(`.seat[data-seat="${winner}"]`);
+  if (!plate) return;
+  const p = plate.getBoundingClientRect();
+  for (const [f, r] of leaving) {
+    const ghost = f.cloneNode(true);
+    ghost.querySelector("figcaption")?.remove();
+    ghost.setAttribute("aria-hidden", "true");
+    ghost.classList.add("ghost");
+    Object.assign(ghost.style, { position: "fixed", left: `${r.left}px`, top: `${r.top}px`, margin: "0", pointerEvents: "none", zIndex: "5" });
+    document.body.append(ghost);
+    const dx = p.left + p.width / 2 - (r.left + r.width / 2);
+    const dy = p.top + p.height / 2 - (r.top + r.height / 2);
+    const a = ghost.animate([{ transform: "none", opacity: 1 }, { transform: `translate(${dx}px, ${dy}px) scale(0.4)`, opacity: 0 }], { duration: 260, easing: "ease-in" });
+    a.onfinish = a.oncancel = () => ghost.remove();
+  }
+}
+
+function seatPlates(at, n = info.seats.length) {
+  const view = info.view;
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const s = info.seats[i] || { taken: true };
     const acting = info.to_act.includes(i);
-    const extra = info.view && mod.seatLine ? mod.seatLine(info.view, i, info, ctx) : "";
-    const kind = s.kind === "bot" ? " " + (s.bot ? t("table.house_bot_named", { bot: s.bot }) : t("table.house_bot")) : s.kind === "agent" ? " " + t("table.agent") : "";
-    return h("li", { class: acting ? "seat acting" : "seat", "aria-current": acting ? "true" : null },
+    const slot = at ? at[i].slot : "top";
+    const bits = view && mod.seatInfo ? mod.seatInfo(view, i, info, ctx) : [];
+    const cards = view && mod.handSize && (i !== info.your_seat) ? mod.handSize(view, i) : 0;
+    const kind = s.kind === "agent" ? " " + t("table.agent") : "";
+    out.push(h("div", { class: `seat slot-${slot}${acting ? " acting" : ""}`, "data-seat": i, "data-slot": slot, "aria-current": acting ? "true" : null },
       h("span", { class: "seat-name" }, (s.taken ? names(i) : t("table.open_seat")) + kind + (i === info.your_seat ? " " + t("table.you") : "")),
-      extra ? h("span", { class: "seat-extra" }, extra) : null,
+      cards ? h("span", { class: "backs", role: "img", "aria-label": tp("unit.cards", cards) }, Array.from({ length: Math.min(cards, 12) }, () => h("span", { class: "back" }))) : null,
+      bits.length ? h("span", { class: "seat-extra" }, bits.map((b) => h("span", {}, b))) : null,
       h("span", { class: "clock", "data-seat": i }),
-      !s.taken && info.you_created && info.status === "open" ? addBotButton(i) : null);
-  });
-  regions.seats.replaceChildren(...items);
+      !s.taken && info.you_created && info.status === "open" ? addBotButton(i) : null));
+  }
+  return out;
 }
 
 function renderTurn() {
   let text;
-  if (info.status === "finished") text = t("table.over");
+  if (info.status === "finished") text = t("table.over"); // the one "game over" sentence (the status line says nothing then)
   else if (info.status === "cancelled") text = t("table.cancelled");
   else if (info.status === "open") text = t("table.waiting_players");
   else if (info.legal_actions.length) text = t("table.your_turn");
@@ -173,7 +349,7 @@ async function renderJoin() {
       b.addEventListener("click", async () => {
         b.disabled = true;
         try {
-          await api(`/api/v1/games/${encodeURIComponent(gameId)}/seats`, { method: "POST", body: {} });
+          await takeSeat(gameId);
         } catch (err) {
           showError(err);
           b.disabled = false;
@@ -276,7 +452,9 @@ function renderResult() {
   const items = order.map(([p, s]) => h("li", {},
     t("table.place_line", { place: ordinal(p), name: names(s), score: mod.scoreText ? mod.scoreText(result.scores[s]) : tp("unit.points", result.scores[s]) })
     + ((result.forfeited || []).includes(s) ? " " + t("table.forfeited") : "")));
-  regions.result.replaceChildren(h("h2", { id: "result-h" }, t("table.result")), h("ol", { class: "places" }, items));
+  regions.result.replaceChildren(h("h2", { id: "result-h", tabindex: "-1" }, t("table.result")), h("ol", { class: "places" }, items),
+    h("p", {}, h("a", { href: `/games/${encodeURIComponent(gameId)}/replay` }, t("table.replay_link"))),
+    ...[receiptsLink(gameId, t("table.receipts_download")), endActions(info, showError)].filter(Boolean)); // replaceChildren would print a null as "null"
   regions.result.hidden = false;
 }
 
@@ -319,6 +497,15 @@ function openRecall(opener, item) {
 // has, enabled exactly when legal_actions offers it now.
 function renderMoves() {
   const before = document.activeElement;
+  if (info.status === "finished" || info.status === "cancelled") {
+    // No moves left: no buttons at all (focus, if it was there, goes to the result).
+    const had = regions.yourMoves.contains(before);
+    regions.yourMoves.hidden = true;
+    regions.moves.replaceChildren();
+    buttons.clear();
+    if (had && regions.result.firstChild) regions.result.firstChild.focus({ preventScroll: true });
+    return;
+  }
   const focusedAt = regions.moves.contains(before) ? [...regions.moves.children].indexOf(before) : -1;
   const legal = info.legal_actions || [];
   const items = info.view && info.your_seat !== null && info.your_seat !== undefined ? mod.moves(info.view, info, ctx) : [];
@@ -339,12 +526,31 @@ function renderMoves() {
     const candidates = legal.filter(item.dialog ? item.dialog.filter : item.match);
     b.disabled = candidates.length === 0 || sending || info.version < minVersion;
     if (item.dialog) b.setAttribute("aria-haspopup", "dialog"); else b.removeAttribute("aria-haspopup");
+    describe(b, item);
     list.push(b);
   }
   for (const key of [...buttons.keys()]) if (!seen.has(key)) buttons.delete(key);
   if (!list.length) list.push(h("p", { class: "hint" }, info.your_seat === null || info.your_seat === undefined ? t("table.watching") : t("table.no_moves")));
   regions.moves.replaceChildren(...list);
   keepFocus(before, focusedAt, list);
+}
+
+// A move that explains itself (a Tezuma ability, `item.hint` {help, text}):
+// what it does on hover (title) and, on screen for every input (touch has
+// no hover, a disabled button takes no focus), a line saying why it cannot
+// be played now, or what it does while it can; the button names the line
+// as its description.
+function describe(b, item) {
+  if (!item.hint) { b.removeAttribute("aria-describedby"); b.removeAttribute("title"); return; }
+  const id = `hint-${item.key}`;
+  let line = document.getElementById(id);
+  if (!line) {
+    line = h("p", { class: "move-hint", id });
+    regions.yourMoves.append(line);
+  }
+  if (line.textContent !== item.hint.text) line.textContent = item.hint.text;
+  b.title = item.hint.help;
+  b.setAttribute("aria-describedby", id);
 }
 
 // Re-adding the buttons drops focus (a removed node loses it), and a played
@@ -377,7 +583,7 @@ function arrowKeys(e) {
 function tick() {
   if (!info) return;
   const now = Date.now() + offsetMs;
-  for (const el of regions.seats.querySelectorAll(".clock")) {
+  for (const el of regions.board.querySelectorAll(".clock")) {
     const seat = Number(el.dataset.seat);
     const c = (info.clock || []).find((x) => x.seat === seat);
     let text = "";
@@ -399,6 +605,8 @@ function fmt(ms) {
 // --- acting ------------------------------------------------------------------------
 
 function onMove(item) {
+  const b = buttons.get(item.key);
+  fromRect = b && b.querySelector(".card") ? b.querySelector(".card").getBoundingClientRect() : null;
   const legal = info.legal_actions || [];
   if (item.dialog) return openDialog(item, legal.filter(item.dialog.filter));
   const action = legal.find(item.match);
@@ -412,6 +620,7 @@ async function send(action) {
   try {
     const accepted = await api(`/api/v1/games/${encodeURIComponent(gameId)}/actions`, { method: "POST", body: { action, command_id: commandId() } });
     minVersion = Math.max(minVersion, accepted.version);
+    keepReceipt(gameId, accepted.version, accepted.chain_head);
   } catch (err) {
     showError(err);
   } finally {
@@ -486,11 +695,17 @@ function openStream() {
       logEvent(data.event, data.version);
       refresh();
     },
-    turn() { refresh(); },
-    end() { refresh(); }, // follow() stops after `end`
+    turn(data) {
+      if (data && typeof data === "object") keepReceipt(gameId, data.version, data.chain_head);
+      refresh();
+    },
+    end(data) { // follow() stops after `end`; a seat's end brings the head of the whole log
+      if (data && typeof data === "object") keepReceipt(gameId, data.version, data.chain_head);
+      refresh();
+    },
   }, {
     onStatus(s) {
-      statusLine.textContent = s === "live" ? t("table.live") : s === "reconnecting" ? t("table.reconnecting") : t("table.over");
+      statusLine.textContent = s === "live" ? t("table.live") : s === "reconnecting" ? t("table.reconnecting") : ""; // the turn line says the game is over
       statusLine.dataset.state = s;
       if (s === "live") refresh(); // whatever changed while we were away
     },

@@ -2,7 +2,7 @@
 // with the tie-breaks, every round's tables with watch/replay links, your own
 // table highlighted, register/withdraw, the final ranking. Follows the
 // tournament's SSE stream and redraws on each event.
-import { api, currentPlayer, describe, follow } from "./api.js";
+import { api, currentPlayer, describe, follow, freshSeed } from "./api.js";
 import { h, countdown, fmtDate, ordinal, title } from "./watch-ui.js";
 import { t } from "./i18n.js";
 
@@ -31,12 +31,12 @@ function rules(s) {
   return rows.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]);
 }
 
-function standingsTable(st) {
+function standingsTable(st, names) {
   if (!st.standings.length) return h("p", { class: "hint" }, t("tn.no_standings"));
   return h("table", { class: "grid" }, h("caption", {}, st.final ? t("tn.final_ranking") : t("tn.after_round", { n: st.round })),
     h("thead", {}, h("tr", {}, [t("tn.col.place"), t("tn.col.entrant"), t("tn.points"), "Buchholz", t("tn.col.score"), t("tn.col.firsts"), t("tn.col.forfeits")].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, st.standings.map((r, i) => h("tr", { class: me && r.entrant === me.player_id ? "mine" : "" },
-      h("td", {}, ordinal(r.place ?? i + 1)), h("th", { scope: "row" }, r.kind === "bot" ? r.name : h("a", { href: `/players/${r.entrant}` }, r.name || r.entrant)),
+      h("td", {}, ordinal(r.place ?? i + 1)), h("th", { scope: "row" }, r.kind === "bot" ? names[r.entrant] || r.name : h("a", { href: `/players/${r.entrant}` }, r.name || r.entrant)),
       h("td", {}, String(r.points ?? "")), h("td", {}, String(r.buchholz ?? "")), h("td", {}, String(r.score ?? r.game_score ?? "")),
       h("td", {}, String(r.firsts ?? "")), h("td", {}, String(r.forfeits ?? 0))))));
 }
@@ -100,8 +100,11 @@ async function render() {
   const s = summary.settings;
   $("t-title").textContent = t("tn.heading", { game: title(s.game) });
   const everyone = [...summary.registered, ...summary.entrants];
-  const names = Object.fromEntries(everyone.map((e) => [e.id, e.name]));
+  // House bots read as at the table ("Bot (heuristic)"), numbered as the field numbers them.
+  const shown = (e) => (e.kind === "bot" ? `${t("table.bot_named", { bot: s.fill_bot })} ${e.id.replace(/^bot-/, "")}` : e.name);
+  const names = Object.fromEntries(everyone.map((e) => [e.id, shown(e)]));
   const registered = me && summary.registered.some((e) => e.id === me.player_id);
+  startsAt = summary.status === "registering" ? s.start_ms : null;
   $("t-status").textContent = summary.status === "registering" ? t("tn.reg_open", { time: countdown(s.start_ms) })
     : summary.status === "running" ? t("tn.round_in_play", { n: summary.round }) : summary.status === "finished" ? t("tn.finished") : statusName(summary.status);
   const actions = [];
@@ -113,11 +116,11 @@ async function render() {
   $("t-actions").replaceChildren(...actions);
   $("t-rules").replaceChildren(...rules(s));
   const list = summary.entrants.length ? summary.entrants : summary.registered;
-  $("t-entrants").replaceChildren(...list.map((e) => h("li", {}, e.kind === "bot" ? e.name : h("a", { href: `/players/${e.id}` }, e.name),
+  $("t-entrants").replaceChildren(...list.map((e) => h("li", {}, e.kind === "bot" ? shown(e) : h("a", { href: `/players/${e.id}` }, e.name),
     e.kind !== "human" ? h("span", { class: `badge ${e.kind}` }, kindName(e.kind)) : null, me && e.id === me.player_id ? " " + t("table.you") : "")));
   if (!list.length) $("t-entrants").replaceChildren(h("li", { class: "hint" }, t("tn.nobody")));
   const st = await api(`/api/v1/tournaments/${tid}/standings`);
-  $("t-standings").replaceChildren(standingsTable(st));
+  $("t-standings").replaceChildren(standingsTable(st, names));
   const rounds = await roundsView(summary, names);
   $("t-rounds").replaceChildren(...(rounds.nodes.length ? rounds.nodes : [h("p", { class: "hint" }, t("tn.no_round"))]));
   const my = $("my-table");
@@ -127,12 +130,20 @@ async function render() {
 
 async function act(method) {
   try {
-    await api(`/api/v1/tournaments/${tid}/registrations`, { method });
+    // Registering brings this browser's entropy for the tables' deals (docs/fairness.md).
+    const body = method === "POST" ? { client_seed: freshSeed() } : undefined;
+    await api(`/api/v1/tournaments/${tid}/registrations`, { method, body });
   } catch (err) {
     $("t-status").textContent = describe(err);
   }
   await render();
 }
+
+// The countdown ticks every second between renders while registration is open.
+let startsAt = null;
+setInterval(() => {
+  if (startsAt !== null) $("t-status").textContent = t("tn.reg_open", { time: countdown(startsAt) });
+}, 1000);
 
 let pending = false;
 async function redraw() {

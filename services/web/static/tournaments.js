@@ -6,6 +6,7 @@ import { t as tr } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 let me = null;
+let mine = new Set(); // the upcoming tournaments the signed-in player is registered in
 const statusName = (s) => ({ registering: tr("tn.status.registering"), running: tr("tn.status.running"), finished: tr("tn.status.finished"), cancelled: tr("tn.status.cancelled") })[s] || s;
 
 async function register(t, button) {
@@ -14,6 +15,10 @@ async function register(t, button) {
     await api(`/api/v1/tournaments/${t.tournament_id}/registrations`, { method: "POST" });
     button.textContent = tr("tn.registered");
   } catch (err) {
+    if (err.code === "already_registered") { // registered in another tab meanwhile
+      button.textContent = tr("tn.registered");
+      return;
+    }
     button.disabled = false;
     button.after(h("span", { class: "error", role: "alert" }, ` ${describe(err)}`));
   }
@@ -23,8 +28,11 @@ function item(t) {
   const when = t.status === "registering"
     ? h("span", { class: "countdown", "data-start": t.start_ms }, tr("tn.starts_in", { time: countdown(t.start_ms) }))
     : fmtDate(t.start_ms);
+  const registered = mine.has(t.tournament_id);
   const register_ = t.status === "registering" && me
-    ? h("button", { type: "button", class: "secondary", onclick: (e) => register(t, e.currentTarget) }, tr("tn.register")) : null;
+    ? (registered ? h("span", { class: "badge" }, tr("tn.registered"))
+      : h("button", { type: "button", class: "secondary", onclick: (e) => register(t, e.currentTarget) }, tr("tn.register")))
+    : null;
   return h("li", { class: "table-card" }, h("h3", {}, h("a", { href: `/tournaments/${t.tournament_id}` }, tr("tn.heading", { game: title(t.game) }))),
     h("p", { class: "meta" }, when, ` · ${statusName(t.status)}`), register_ ? h("p", { class: "actions" }, register_) : null);
 }
@@ -35,6 +43,11 @@ async function render() {
   const groups = { registering: [], running: [], finished: [] };
   for (const t of all) (groups[t.status === "cancelled" ? "finished" : t.status] || groups.finished).push(t);
   groups.registering.sort((a, b) => a.start_ms - b.start_ms);
+  // The listing says nothing of who is registered: each upcoming one's summary does.
+  if (me) {
+    const summaries = await Promise.all(groups.registering.map((x) => api(`/api/v1/tournaments/${x.tournament_id}`).catch(() => null)));
+    mine = new Set(summaries.filter((s) => s && s.registered.some((e) => e.id === me.player_id)).map((s) => s.tournament_id));
+  }
   for (const [k, list] of Object.entries(groups)) $(`t-${k}`).replaceChildren(...list.map(item));
 }
 
@@ -85,6 +98,12 @@ $("create-form").addEventListener("submit", async (e) => {
 const start = new Date(Date.now() + 10 * 60000);
 start.setSeconds(0, 0);
 $("f-start").value = new Date(start.getTime() - start.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
+// Countdowns tick every second between renders.
+setInterval(() => {
+  for (const el of document.querySelectorAll(".countdown[data-start]")) {
+    el.textContent = tr("tn.starts_in", { time: countdown(Number(el.dataset.start)) });
+  }
+}, 1000);
 render().catch((err) => { $("t-registering").replaceChildren(h("li", { class: "error" }, describe(err))); });
 setInterval(() => {
   for (const el of document.querySelectorAll(".countdown")) el.textContent = tr("tn.starts_in", { time: countdown(Number(el.dataset.start)) });

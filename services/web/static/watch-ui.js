@@ -21,6 +21,15 @@ export function h(tag, attrs = {}, ...kids) {
 
 export const ordinal = placeName;
 
+/** A rating as every page shows it: the API's `rating` (1500 at the start,
+ * services/app/ratings/scale.py) with "?" appended while provisional. The
+ * "?" is said as "(provisional)" to a screen reader and explained on hover. */
+export function ratingEl(r) {
+  if (!r.provisional) return h("span", { class: "rating" }, String(r.rating));
+  return h("span", { class: "rating provisional", title: t("lb.provisional_title") }, String(r.rating),
+    h("span", { "aria-hidden": "true" }, "?"), h("span", { class: "visually-hidden" }, ` (${t("lb.provisional")})`));
+}
+
 export function cardEl({ name, suit = "", rank = "", mark = "", small = false }) {
   if (!suit && !rank) return h("span", { class: "card down", role: "img", "aria-label": name || t("common.face_down") });
   return h("span", { class: `card suit-${suit}${small ? " small" : ""}`, role: "img", "aria-label": name, title: name },

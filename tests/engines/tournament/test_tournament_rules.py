@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from engines.core import OptionsError, RuleError
+from engines.core import OptionsError, RuleError, deal_seed
 from engines.tournament import (
     AnyEvent,
     Cancel,
@@ -36,6 +36,7 @@ from engines.tournament import (
 )
 from engines.tournament.pairing import meetings
 from engines.tournament.rules import fill_target
+from engines.tournament.standings import derive
 from tests.engines.tournament.tournament_helpers import START, Run, people, settings, tournament
 
 
@@ -436,3 +437,47 @@ def test_fill_bot_defaults_to_heuristic_is_one_of_the_games_bots_and_old_logs_de
     assert "fill_bot" not in old.decode()
     event = msgspec.json.decode(old, type=AnyEvent)
     assert event.settings.fill_bot == "heuristic"
+
+
+def _paired_with_client_seeds(seeds: dict[str, str], salt: str = "ab" * 32, **overrides) -> list:
+    run = Run(settings(salt=salt, **overrides))
+    for entrant in people(8):
+        run.do(Register(entrant=entrant, client_seed=seeds.get(entrant.id, "")), 10)
+    run.start()
+    return list(run.created.tables)
+
+
+def test_client_seeds_are_mixed_into_every_tables_deal_seed() -> None:
+    # docs/fairness.md, "Client seeds": each table's seed is deal_seed(the
+    # tournament's derived seed, its seats' client seeds in seat order).
+    seeds = {"p00": "first", "p05": "sixth"}
+    mixed = _paired_with_client_seeds(seeds)
+    plain = _paired_with_client_seeds(seeds, salt="")  # the same pairing, no mixing
+    for table, unmixed in zip(mixed, plain, strict=True):
+        assert table.seats == unmixed.seats
+        assert table.deal_seed == deal_seed(unmixed.deal_seed, [seeds.get(e, "") for e in table.seats])
+    other = _paired_with_client_seeds({**seeds, "p00": "changed"})
+    changed = {t.table for t in mixed if "p00" in t.seats}
+    assert {t.table for t in mixed if t.deal_seed != next(o for o in other if o.table == t.table).deal_seed} == changed
+
+
+def test_a_duplicate_group_mixes_every_client_seed_of_the_group_and_still_shares_one_deal() -> None:
+    tables = _paired_with_client_seeds({"p01": "x", "p06": "y"}, duplicate=True)
+    by_group: dict[int | None, set[int]] = {}
+    for t in tables:
+        by_group.setdefault(t.group, set()).add(t.deal_seed)
+    assert all(len(seeds) == 1 for seeds in by_group.values())
+    unmixed = _paired_with_client_seeds({}, duplicate=True)
+    assert [t.deal_seed for t in tables] != [t.deal_seed for t in unmixed]
+
+
+def test_a_tournament_without_a_salt_deals_from_its_seed_alone() -> None:
+    tables = _paired_with_client_seeds({"p00": "ignored"}, salt="")
+    assert [t.deal_seed for t in tables] == [derive(7, "deal", 1, t.table) for t in tables]
+
+
+def test_a_client_seed_must_be_printable_ascii() -> None:
+    run = Run(settings(salt="ab" * 32))
+    with pytest.raises(RuleError) as err:
+        run.do(Register(entrant=people(1)[0], client_seed="\u00e9"), 10)
+    assert err.value.code == "bad_client_seed"

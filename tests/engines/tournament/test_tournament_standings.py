@@ -158,3 +158,33 @@ def test_a_forfeited_seat_loses_every_duplicate_comparison_and_is_counted():
     assert tallies["a"].forfeits == 1 and tallies["d"].forfeits == 0
     line = next(p for p in rank(list(tallies), tallies, 7) if p.entrant == "a")
     assert line.forfeits == 1
+
+
+def test_forfeited_seats_earn_no_points_and_no_score_even_two_at_one_table():
+    # Two seats handed to house bots at one table: they do not share the last
+    # places' points, and the house bots' game points are not added to their
+    # score tie-break (a forfeiter's 58 must not beat a working bot's 38).
+    s = settings(table_size=4)
+    tables = (Table(1, ("a", "b", "c", "d"), 1),)
+    result = TableFinished(
+        round=1, table=1, game_id="g1", places=(2, 1, 3, 3), scores=(20.0, 38.0, 29.0, 29.0), forfeited=(2, 3)
+    )
+    points = round_points(s, tables, {1: result}, 1)
+    assert points["c"] == 0.0 and points["d"] == 0.0
+    assert points["b"] > points["a"] > 0.0
+    tallies = tallies_from(s, [(1, tables, (), (result,))])
+    assert tallies["c"].score == 0.0 and tallies["d"].score == 0.0 and tallies["b"].score == 38.0
+    ranking = rank(list(tallies), tallies, 7)
+    assert [p.entrant for p in ranking][:2] == ["b", "a"]
+    assert {p.entrant for p in ranking if p.place == 3} == {"c", "d"}
+
+
+def test_two_forfeits_compared_in_duplicate_earn_nothing_either_way():
+    s = settings(table_size=3, duplicate=True)
+    tables = (Table(1, ("a", "b", "c"), 1, group=1), Table(2, ("d", "e", "f"), 1, group=1))
+    results = {
+        1: TableFinished(round=1, table=1, game_id="g1", places=(3, 1, 2), scores=(30.0, 5.0, 0.0), forfeited=(0,)),
+        2: TableFinished(round=1, table=2, game_id="g2", places=(3, 1, 2), scores=(9.0, 8.0, 0.0), forfeited=(0,)),
+    }
+    assert round_points(s, tables, results, 1)["a"] == 0.0
+    assert round_points(s, tables, results, 2)["d"] == 0.0

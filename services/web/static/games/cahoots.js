@@ -1,6 +1,6 @@
 // Cahoots (engines/cahoots/view.py): cards 0..47, suit = card >> 3, value =
 // 4,5,5,6,6,7,7,8 by card & 7; identity cards I1..I4 (CH-1).
-import { grid } from "../table-ui.js";
+import { grid, trickEl, fold } from "../table-ui.js";
 import { t, tp, gameTitle } from "../i18n.js";
 
 export const TITLE = gameTitle("cahoots");
@@ -21,35 +21,46 @@ const suitList = (suits) => suits.map(suitName).join(", ");
 /** A card of a hand as the replay viewer draws it. */
 export const handCard = (ctx, c) => card(ctx, c, false);
 
-export function seatLine(v, seat) {
-  const bits = [tp("unit.points", v.scores[seat]), tp("unit.cards", v.hand_sizes[seat]),
-    t("ch.identity", { n: v.identities[seat] + 1, suits: suitList(v.identity_suits[seat]) })];
-  if (seat === v.start) bits.push(t("ch.starts_trick"));
-  return bits.join(" · ");
+/** The board of the replay and the live miniatures: mid-table, then the trick. */
+export function board(v, info, ctx) {
+  return [...centre(v, info, ctx), trickEl(ctx, plays(v, info, ctx))];
 }
 
-export function board(v, info, ctx) {
-  const { h } = ctx;
+// --- the table page's hooks (table.js places them) ---
+
+export const handSize = (v, seat) => v.hand_sizes[seat] || 0;
+
+/** What goes on a seat's plate: points, identity card and its suits, who starts. */
+export function seatInfo(v, seat) {
+  const bits = [tp("unit.points", v.scores[seat]), t("ch.identity", { n: v.identities[seat] + 1, suits: suitList(v.identity_suits[seat]) })];
+  if (seat === v.start) bits.push(t("ch.starts_trick"));
+  return bits;
+}
+
+/** The cards in play, each by its seat, marked kept or killed. */
+export function plays(v, info, ctx) {
   const chosen = new Map(v.choices.map(([seat, c, keep]) => [c, [seat, keep]]));
+  return { label: t("ch.in_play"), empty: t("ch.no_card"), plays: v.table.map(([seat, c]) => {
+    const choice = chosen.get(c);
+    return { seat, cls: choice ? (choice[1] ? "kept" : "killed") : "", faces: [card(ctx, c)],
+      note: choice ? t(choice[1] ? "ch.kept_by" : "ch.killed_by", { name: ctx.name(choice[0]) }) : "" };
+  }) };
+}
+
+/** Mid-table: the trick and phase, the pool, the hands known; the last trick's scoring. */
+export function centre(v, info, ctx) {
+  const { h } = ctx;
   const out = [h("p", { class: "round" }, t("ch.trick_line", { trick: Math.min(v.trick, 11), phase: phaseText(v.phase) })
     + (v.reserve_size ? ` · ${t("ch.reserve", { cards: tp("unit.cards", v.reserve_size) })}` : ""))];
-  out.push(h("div", { class: "trick", role: "group", "aria-label": t("ch.in_play") },
-    v.table.length ? v.table.map(([seat, c]) => {
-      const choice = chosen.get(c);
-      return h("figure", { class: choice ? (choice[1] ? "kept" : "killed") : "" }, card(ctx, c),
-        h("figcaption", {}, ctx.name(seat), choice ? ` · ${t(choice[1] ? "ch.kept_by" : "ch.killed_by", { name: ctx.name(choice[0]) })}` : ""));
-    }) : h("p", { class: "hint" }, t("ch.no_card"))));
   if (v.pool.length) out.push(h("p", {}, t("ch.pool") + " ", v.pool.map((c) => card(ctx, c, true))));
-  // Only seats with cards known: the board's children are spread into
-  // replaceChildren, which would print a null as the text "null".
   v.known_hands.forEach((cards, s) => {
     if (cards.length) out.push(h("p", {}, t("ch.known", { name: ctx.name(s) }) + " ", cards.map((c) => card(ctx, c, true))));
   });
-  if (v.last_trick) {
-    const t = v.last_trick;
-    out.push(h("div", { class: "reveal" }, h("h3", {}, tr("ch.scored_h", { trick: t.trick })),
-      h("p", {}, tr("ch.winning", { suits: suitList(t.winning_suits) || tr("common.none") })),
-      grid(null, [tr("common.player"), tr("ch.identity_suits"), tr("ch.points")], t.points.map((p, s) => [ctx.name(s), suitList(v.identity_suits[s]), String(p)]))));
+  const last = v.last_trick;
+  if (last) {
+    out.push(fold(ctx, h("div", { class: "reveal" }, h("h3", {}, t("ch.scored_h", { trick: last.trick })),
+      h("p", {}, t("ch.winning", { suits: suitList(last.winning_suits) || t("common.none") })),
+      grid(null, [t("common.player"), t("ch.identity_suits"), t("ch.points")], last.points.map((p, s) => [ctx.name(s), suitList(v.identity_suits[s]), String(p)])))));
   }
   return out;
 }

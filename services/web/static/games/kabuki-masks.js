@@ -3,6 +3,7 @@
 // pile's top is shown (KM-7): the page shows nothing the view does not.
 // Names follow the Spanish rulebook in Spanish (Máscara, fichas de PV, ¡Alto!).
 import { t, tp, gameTitle } from "../i18n.js";
+import { fold } from "../table-ui.js";
 
 export const TITLE = gameTitle("kabuki-masks");
 const LETTERS = "ABCDEFGHIJ";
@@ -22,17 +23,26 @@ function card(ctx, c, small) {
 /** A card of a hand as the replay viewer draws it. */
 export const handCard = (ctx, c) => card(ctx, c, false);
 
-export function seatLine(v, seat) {
-  const bits = [tp("km.tokens", v.tokens[seat])];
-  const banked = v.banked[seat];
-  if (banked) bits.push(t("km.banked", { n: banked }));
-  if (v.placer === seat) bits.push(t("km.places_now"));
-  return bits.join(" · ");
-}
-
 export function scoreText(s) { return tp("km.tokens", s); }
 
-export function board(v, info, ctx) {
+/** The board of the replay and the live miniatures. */
+export const board = (v, info, ctx) => centre(v, info, ctx);
+
+// --- the table page's hooks (table.js places them) ---
+
+/** What goes on a seat's plate: tokens, banked, who places now. */
+export function seatInfo(v, seat) {
+  const bits = [tp("km.tokens", v.tokens[seat])];
+  if (v.banked[seat]) bits.push(t("km.banked", { n: v.banked[seat] }));
+  if (v.placer === seat) bits.push(t("km.places_now"));
+  return bits;
+}
+
+/** No trick: the piles are mid-table. */
+export const plays = () => ({ none: true, plays: [] });
+
+/** Mid-table: the revealed card, the four piles (a pile that turns over flips: data-flip), the latest placement. */
+export function centre(v, info, ctx) {
   const { h } = ctx;
   const out = [h("p", { class: "round" }, t("km.round_line", { round: v.round, rounds: v.rounds, cards: tp("unit.cards", v.deck_count), window: (v.stop_window_ms / 1000).toFixed(1) }))];
   if (v.revealed !== null && v.revealed !== undefined && v.placer !== null) {
@@ -40,23 +50,24 @@ export function board(v, info, ctx) {
   }
   out.push(h("ol", { class: "piles", "aria-label": t("km.piles") }, v.tops.map((top, i) => h("li", { class: "pile" },
     h("span", { class: "pile-name" }, t("km.pile", { n: i + 1 })),
-    top === null && v.pile_sizes[i] === 0 ? h("span", { class: "card actor", role: "img", "aria-label": t("km.actor", { n: i + 1 }) }, h("span", { class: "rank", "aria-hidden": "true" }, `A${i + 1}`)) : card(ctx, top),
+    h("span", { class: "flip", "data-flip": `pile${i}`, "data-face": `${top}:${v.pile_sizes[i]}` },
+      top === null && v.pile_sizes[i] === 0 ? h("span", { class: "card actor", role: "img", "aria-label": t("km.actor", { n: i + 1 }) }, h("span", { class: "rank", "aria-hidden": "true" }, `A${i + 1}`)) : card(ctx, top)),
     h("span", { class: "pile-size" }, tp("unit.cards", v.pile_sizes[i]))))));
   const l = v.latest;
   if (l) {
     out.push(h("p", { class: "latest" }, t("km.latest", { n: l.placement, card: cardName(l.card), name: ctx.name(l.seat), pile: l.pile + 1 }),
-      l.called ? " " + t("km.was_called") : "", h("span", { class: "stop-window", "aria-live": "off" })));
+      l.called ? " " + t("km.was_called") : "", " ", h("span", { class: "stop-window", "aria-live": "off" })));
   }
   if (v.over && v.piles) {
-    out.push(h("div", { class: "reveal" }, h("h3", {}, t("km.revealed_h")),
-      v.piles.map((p, i) => h("p", {}, t("km.pile", { n: i + 1 }) + ": ", p.map((c) => card(ctx, c, true))))));
+    out.push(fold(ctx, h("div", { class: "reveal" }, h("h3", {}, t("km.revealed_h")),
+      v.piles.map((p, i) => h("p", {}, t("km.pile", { n: i + 1 }) + ": ", p.map((c) => card(ctx, c, true)))))));
   }
   return out;
 }
 
 export function moves(v, info, ctx) {
   const { h } = ctx;
-  const items = [0, 1, 2, 3].map((i) => ({ key: `place${i}`, label: t("km.place_on", { n: i + 1 }), match: (a) => a.type === "place" && a.pile === i }));
+  const items = [0, 1, 2, 3].map((i) => ({ key: `place${i}`, label: t("km.place_on", { n: i + 1 }), face: t("km.pile", { n: i + 1 }), match: (a) => a.type === "place" && a.pile === i }));
   const number = v.can_stop ?? (v.latest ? v.latest.placement : null);
   items.push({
     key: "stop", label: t("km.stop"), cls: "stop",

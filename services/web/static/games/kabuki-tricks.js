@@ -1,6 +1,6 @@
 // Kabuki Tricks (engines/kabuki_tricks/view.py): cards 10*suit + number-1,
 // suits green, purple, orange, blue; seat s's Joker is 40+s.
-import { grid, completedTrick, lastTrickBody } from "../table-ui.js";
+import { grid, lastTrickBody, trickEl, fold, trickInPlay } from "../table-ui.js";
 import { t, tp, gameTitle } from "../i18n.js";
 
 export const TITLE = gameTitle("kabuki-tricks");
@@ -35,49 +35,52 @@ const upper = (s) => s[0].toUpperCase() + s.slice(1);
 const order = (o) => o.map((s) => upper(suitName(s))).join(" > ");
 const highLow = (high) => (high ? t("kt.high") : t("kt.low"));
 
-export function seatLine(v, seat) {
-  const s = v.seats[seat];
-  if (!s) return "";
-  const bits = [tp("unit.points", s.score), tp("unit.tricks", s.tricks), tp("unit.cards", s.hand_size)];
-  if (s.actor) bits.push(t("kt.player_card_on", { actor: suitName(s.actor) }) + (s.prediction ? ` (${s.prediction})` : ""));
-  if (seat === v.dealer) bits.push(t("kt.dealer"));
-  return bits.join(" · ");
+/** The board of the replay and the live miniatures: mid-table, then the trick. */
+export function board(v, info, ctx) {
+  return [...centre(v, info, ctx), trickEl(ctx, plays(v, info, ctx))];
 }
 
-export function board(v, info, ctx) {
+// --- the table page's hooks (table.js places them) ---
+
+export const seatCount = (v) => v.seats.length; // with 2 players the dummy is a seat (KT-13)
+export const handSize = (v, seat) => (v.seats[seat] ? v.seats[seat].hand_size : 0);
+
+/** What goes on a seat's plate: its score, tricks, Player card, the dealer. */
+export function seatInfo(v, seat) {
+  const s = v.seats[seat];
+  if (!s) return [];
+  const bits = [tp("unit.points", s.score), tp("unit.tricks", s.tricks)];
+  if (s.actor) bits.push(t("kt.player_card_on", { actor: suitName(s.actor) }) + (s.prediction ? ` (${s.prediction})` : ""));
+  if (seat === v.dealer) bits.push(t("kt.dealer"));
+  return bits;
+}
+
+/** The trick on the table: the current one, or the won one kept until the next lead. */
+export function plays(v, info, ctx) {
+  const { kept, trick } = trickInPlay(v, info, ctx.memo);
+  if (kept) return { winner: kept.winner, plays: withFaces(kept, ctx).plays };
+  return { plays: trick.map(([seat, c]) => ({ seat, faces: [card(ctx, c)] })) };
+}
+
+/** Mid-table: the round, the Director's configuration, the round's reveal, the scores. */
+export function centre(v, info, ctx) {
   const { h } = ctx;
-  const out = [h("p", { class: "round" }, t("kt.round_line", { round: v.round, rounds: v.rounds, dealer: ctx.name(v.dealer), trick: Math.min(v.trick_no, TRICKS) }))];
   const memo = ctx.memo || {};
-  // The Director's configuration: High/Low and the actors, strongest first,
-  // with the Player cards placed beside them (KT-11: where is public, the value is not).
-  const actors = v.order.map((suit, i) => {
-    const placed = v.seats.filter((s) => s.actor === suit)
-      .map((s) => (s.prediction ? t("kt.predicts", { name: ctx.name(s.seat), n: s.prediction }) : ctx.name(s.seat)));
-    return h("li", { class: `actor suit-${suit}` }, h("span", { class: "mark", "aria-hidden": "true" }, MARK[suit]),
-      ` ${i + 1}. ${suitName(suit)}`, placed.length ? h("span", { class: "placed" }, ` · ${t("kt.player_card", { names: placed.join(", ") })}`) : null);
-  });
+  const out = [h("p", { class: "round" }, t("kt.round_line", { round: v.round, rounds: v.rounds, dealer: ctx.name(v.dealer), trick: Math.min(v.trick_no, TRICKS) }))];
   out.push(h("div", { class: "director" }, h("p", {}, h("strong", {}, highLow(v.high)), " ", v.high ? t("kt.higher_win") : t("kt.lower_win")),
-    h("ol", { class: "actors", "aria-label": t("kt.actors_label") }, actors)));
-  // A won trick stays on the table, its winner marked, until the next card is
-  // led. A view that is ahead of the events seen (the trick won, its event
-  // on its way) keeps the cards seen so far rather than an empty trick.
-  // The events seen may be ahead of the view (it is fetched after them).
-  const ahead = Boolean(info) && memo.version > info.version;
-  const trick = ahead || !v.trick.length ? memo.current || [] : v.trick;
-  if (!trick.length && memo.last && memo.last.open) out.push(completedTrick(ctx, withFaces(memo.last, ctx).plays, memo.last.winner));
-  else {
-    out.push(h("div", { class: "trick", "aria-label": t("common.current_trick"), role: "group" },
-      trick.length ? trick.map(([seat, c]) => h("figure", {}, card(ctx, c), h("figcaption", {}, ctx.name(seat))))
-        : h("p", { class: "hint" }, t("common.no_card_trick"))));
-  }
+    h("ol", { class: "actors", "aria-label": t("kt.actors_label") }, v.order.map((suit, i) => {
+      const placed = v.seats.filter((s) => s.actor === suit).map((s) => (s.prediction ? t("kt.predicts", { name: ctx.name(s.seat), n: s.prediction }) : ctx.name(s.seat)));
+      return h("li", { class: `actor suit-${suit}` }, h("span", { class: "mark", "aria-hidden": "true" }, MARK[suit]),
+        ` ${i + 1}. ${suitName(suit)}`, placed.length ? h("span", { class: "placed" }, ` · ${t("kt.player_card", { names: placed.join(", ") })}`) : null);
+    }))));
   if (v.players === 2) out.push(h("p", {}, t("kt.dummy_line", { cards: tp("unit.cards", v.dummy_left), tricks: tp("unit.tricks", v.dummy_tricks) })));
-  // A round's reveal stays until the next round's first card (the view
-  // drops it at the next deal); every past round's is under its button.
+  const ahead = Boolean(info) && memo.version > info.version;
   const shown = (!ahead && v.last_round) || (memo.roundOpen && memo.rounds[memo.rounds.length - 1]);
-  if (shown) out.push(reveal(shown, v, ctx));
+  if (shown) out.push(fold(ctx, reveal(shown, v, ctx)));
   if (v.history.length) {
-    out.push(grid(t("kt.points_per_round"), [t("common.player"), ...v.history.map((_, i) => t("common.round_n", { n: i + 1 })), t("common.total")],
-      v.seats.map((s) => [ctx.name(s.seat), ...v.history.map((r) => String(r[s.seat])), String(s.score)])));
+    out.push(fold(ctx, h("div", { class: "scores" }, h("h3", {}, t("kt.points_per_round")),
+      grid(null, [t("common.player"), ...v.history.map((_, i) => t("common.round_n", { n: i + 1 })), t("common.total")],
+        v.seats.map((s) => [ctx.name(s.seat), ...v.history.map((r) => String(r[s.seat])), String(s.score)])))));
   }
   return out;
 }

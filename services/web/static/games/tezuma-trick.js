@@ -1,7 +1,7 @@
 // Tezuma Trick (engines/tezuma_trick/view.py): cards suit*12 + rank, ranks
 // 0-8 the numbers 1-9, 9-11 the suit's Trumps; abilities by snake_case name.
 // The rulebook is English only: other languages use our glossary's names.
-import { grid, completedTrick, lastTrickBody } from "../table-ui.js";
+import { grid, lastTrickBody, trickEl, fold, trickInPlay } from "../table-ui.js";
 import { t, tp, gameTitle } from "../i18n.js";
 
 export const TITLE = gameTitle("tezuma-trick");
@@ -48,46 +48,50 @@ function bidText(v, i) {
   return t("tt.bid_text", { tricks: tp("tt.tricks", count, { n: tricks }), points: tp("unit.points", b.points) });
 }
 
-export function seatLine(v, seat) {
+/** The board of the replay and the live miniatures: mid-table, then the trick. */
+export function board(v, info, ctx) {
+  return [...centre(v, info, ctx), trickEl(ctx, plays(v, info, ctx))];
+}
+
+// --- the table page's hooks (table.js places them) ---
+
+export const handSize = (v, seat) => (v.seats[seat] ? v.seats[seat].hand_size : 0);
+
+/** What goes on a seat's plate: score, tricks, pain suit, bid, ability, cards shown. */
+export function seatInfo(v, seat) {
   const s = v.seats[seat];
-  const bits = [tp("unit.points", s.score), tp("unit.tricks", s.tricks), tp("unit.cards", s.hand_size)];
+  if (!s) return [];
+  const bits = [tp("unit.points", s.score), tp("unit.tricks", s.tricks)];
   if (s.pain >= 0) bits.push(t("tt.pain", { suit: suitName(s.pain) }));
   if (s.bid >= 0) bits.push(t("tt.bid", { bid: bidText(v, s.bid) }));
   if (s.ability) bits.push(`${abilityName(s.ability)} (${tp("tt.uses_left", s.uses_left)})`);
   if (s.shown.length) bits.push(t("tt.shown", { cards: s.shown.map(cardName).join(", ") }));
   if (s.pain_count !== null && s.pain_count !== undefined) bits.push(t("tt.this_hand", { pain: s.pain_count, points: tp("unit.points", s.hand_points) }));
-  return bits.join(" · ");
+  return bits;
 }
 
-export function board(v, info, ctx) {
+/** The trick on the table: the current one, or the won one kept until the next lead. */
+export function plays(v, info, ctx) {
+  const { kept, trick } = trickInPlay(v, info, ctx.memo);
+  if (kept) return { winner: kept.winner, plays: withFaces(kept, ctx).plays };
+  return { plays: trick.map((p) => ({ seat: p.seat, note: p.ability ? abilityName(p.ability) : "", faces: faces(ctx, p) })) };
+}
+
+/** Mid-table: the hand and trick, the led suit, the draft's open pain suits, bids and abilities; the hand's scores. */
+export function centre(v, info, ctx) {
   const { h } = ctx;
   const memo = ctx.memo || {};
   const out = [h("p", { class: "round" }, t("tt.hand_line", { hand: v.hand_no, hands: v.hands_total, dealer: ctx.name(v.dealer) }) + " · "
-    // After a hand's 12th trick the count has moved on (13) until the next deal: say 12.
     + (v.phase === "draft" ? t("tt.the_draft") : t("tt.trick_of", { n: Math.min(v.trick_no, 12) }))
     + (v.led_suit >= 0 ? ` · ${t("tt.led", { suit: suitName(v.led_suit) })}` : ""))];
-  if (v.phase === "draft" || v.open_pains.length || v.open_bids.length || v.open_abilities.length) {
+  if (v.phase === "draft") { // after it, each seat's pain suit, bid and ability are on its plate
     out.push(h("div", { class: "draft" },
       h("p", {}, t("tt.pain_suits") + " ", v.open_pains.map((s) => h("span", { class: `chip suit-${SUITS[s]}` }, `${MARK[s]} ${suitName(s)}`)), v.open_pains.length ? "" : t("common.none_left")),
       h("p", {}, t("tt.bids") + " ", v.open_bids.map((b) => bidText(v, b)).join("; ") || t("common.none_left")),
       h("p", {}, t("tt.abilities") + " ", v.open_abilities.map(abilityName).join(", ") || t("common.none_left"))));
   }
-  // A won trick stays on the table, its winner marked, until the next card is
-  // led. A view that is ahead of the events seen (the trick won, its event
-  // on its way) keeps the cards seen so far rather than an empty trick.
-  // The events seen may be ahead of the view (it is fetched after them).
-  const ahead = Boolean(info) && memo.version > info.version;
-  const trick = ahead || !v.trick.length ? memo.current || [] : v.trick;
-  if (!trick.length && memo.last && memo.last.open) out.push(completedTrick(ctx, withFaces(memo.last, ctx).plays, memo.last.winner));
-  else {
-    out.push(h("div", { class: "trick", role: "group", "aria-label": t("common.current_trick") },
-      trick.length ? trick.map((p) => h("figure", {}, p.cards.length ? p.cards.map((c) => card(ctx, c)) : ctx.cardEl({ name: p.ability === "five_color_sand" ? t("tt.no_card") : t("common.face_down") }),
-        h("figcaption", {}, ctx.name(p.seat), p.ability ? ` · ${abilityName(p.ability)}` : "")))
-        : h("p", { class: "hint" }, t("common.no_card_trick"))));
-  }
   if (v.egged >= 0) out.push(h("p", {}, t("tt.egged", { name: ctx.name(v.egged) })));
-  // A hand's scores stay until the next hand's first card; every past hand's under its button.
-  if (memo.handOpen && memo.hands.length) out.push(handScores(memo.hands[memo.hands.length - 1], ctx));
+  if (memo.handOpen && memo.hands.length) out.push(fold(ctx, handScores(memo.hands[memo.hands.length - 1], ctx)));
   return out;
 }
 
@@ -142,8 +146,27 @@ export function moves(v, info, ctx) {
     fields: [{ label: t("tt.f.bid"), get: (a) => a.bid, text: (x) => bidText(v, Number(x)) }] } });
   items.push({ key: "ability-pick", label: t("tt.pick_ability"), dialog: { title: t("tt.pick_ability_title"), filter: (a) => a.type === "pick_ability",
     fields: [{ label: t("tt.f.ability"), get: (a) => a.ability, text: abilityName }] } });
-  if (me && me.ability) items.push(abilityMove(me.ability));
+  if (me && me.ability) items.push({ ...abilityMove(me.ability), hint: abilityHint(me, v, info) });
   return items;
+}
+
+// What the seat's ability does and, while its button is disabled, why (TT-7, TT-8).
+const LEADER_MAY_NOT = new Set(["butterfly_dance", "paper_egg", "linking_ring", "cup_and_ball"]);
+const usesAbility = (ab) => (a) => a.ability === ab || (ab === "paper_egg" && a.type === "egg") || (ab === "five_color_sand" && a.type === "sand");
+
+function abilityHint(me, v, info) {
+  const ab = me.ability;
+  const legal = info.legal_actions || [];
+  let why = null;
+  if (!legal.some(usesAbility(ab))) {
+    if (me.uses_left <= 0) why = t("tt.why.spent");
+    else if (v.phase !== "play") why = t("tt.why.phase");
+    else if (!info.to_act.includes(info.your_seat)) why = t("tt.why.turn");
+    else if (!v.trick.length && LEADER_MAY_NOT.has(ab)) why = t("tt.why.leader");
+    else why = t("tt.why.cards");
+  }
+  const help = t(`tt.help.${ab}`);
+  return { help, text: t("tt.uses_line", { ability: abilityName(ab), help: why || help, uses: tp("tt.uses_left", me.uses_left) }) };
 }
 
 // An ability is declared with its card(s) in one action (engine contract).
