@@ -69,7 +69,10 @@ def test_a_thinking_bot_keeps_its_one_driver_and_a_dead_driver_is_taken_over(
                     json={"action": now["legal_actions"][0], "command_id": f"m{next(moves)}"},
                 )
                 assert r.status_code == 200, r.text
-                now = info()
+                # Read our own write: the other process's copy of the table
+                # may lag the one that took the move by a notice.
+                written = r.json()["version"]
+                now = _until(lambda: (lambda i: i if i["version"] >= written else None)(info()), 10, "our move")
             return now
 
         waiting = until_the_bots_think()
