@@ -68,6 +68,31 @@ class Search:
     lean_random_game: Callable[[int, Any, random.Random], Sequence[float]] | None = None
 
 
+@dataclass(frozen=True)
+class Evaluation:
+    """A search's evidence: the heuristic's choice (`first`, scored first in
+    every world), the order candidates were scored in, and per candidate the
+    sum, sum of squares and count of its advantage over `first`."""
+
+    first: int
+    order: list[int]
+    sums: list[float]
+    squares: list[float]
+    counts: list[int]
+
+    def mean(self, i: int) -> float | None:
+        if i == self.first:
+            return 0.0
+        return self.sums[i] / self.counts[i] if self.counts[i] >= MIN_EVIDENCE else None
+
+    def stderr(self, i: int) -> float:
+        n = self.counts[i]
+        if i == self.first or n < 2:
+            return 0.0
+        mean = self.sums[i] / n
+        return math.sqrt(max(0.0, self.squares[i] / n - mean * mean) / (n - 1))
+
+
 class ExpertBot:
     blind = False
     observes = True
@@ -104,6 +129,13 @@ class ExpertBot:
             return None
         if len(legal) == 1 or not self.events:
             return self.fallback.act(view, legal, rng)
+        found = self.evaluate(view, legal, rng)
+        return legal[self._pick(found.first, found.order, found.sums, found.squares, found.counts)]
+
+    def evaluate(self, view: Any, legal: Sequence[Any], rng: random.Random) -> Evaluation:
+        """The search behind `act`: every candidate's advantage over the
+        heuristic's choice, paired world by world (also what the post-game
+        analysis reads as the seat's own judgement of a move)."""
         clock = self.clock
         # A hard budget: nothing new starts once it is spent, and a playout
         # running past it is abandoned (`_playout` checks the clock). The
@@ -155,7 +187,7 @@ class ExpertBot:
                 squares[i] += d * d
                 counts[i] += 1
         self.searched += worlds
-        return legal[self._pick(first, order, sums, squares, counts)]
+        return Evaluation(first, order, sums, squares, counts)
 
     @staticmethod
     def _pick(first: int, order: list[int], sums: list[float], squares: list[float], counts: list[int]) -> int:
@@ -182,13 +214,9 @@ class ExpertBot:
         return self.steps * STEP_COST_S
 
     def _playout(self, state: Any, action: Any, seed: int, deadline: float | None = None) -> float | None:
-        """The expert's `action`, then heuristic bots to the end of the round.
-        The turn model is the simulator's (engines/playout.py), on the
-        playout's seeded rng: seats that may act without being awaited (a
-        Kabuki masks Stop) are asked first in a random order, each may let
-        the moment pass (None);
-        then the awaited seat acts, once its wait (`next_timer`) is over;
-        with nobody to ask, the timer fires."""
+        """The expert's `action`, then heuristic bots to the end of the round
+        (`heuristic_playout`, or the game's lean copy of it): the seat's lead
+        over the best other seat."""
         game, search, seat = self.game, self.search, self.seat
         if search.lean_playout is not None:
             # One call, too short to abandon midway: `act` starts none that
@@ -199,89 +227,124 @@ class ExpertBot:
             lead, steps = out
             self.steps += steps
             return lead
-        now = search.clock_of(state)
-        try:
-            events = game.decide(state, seat, action, Ctx(self._at(state, seat, now)))
-        except RuleError:
-            return None
-        start_round = search.round_of(state)
-        bots = [game.bots["heuristic"](s, self.options) for s in range(len(search.scores(state)))]
-        if search.prime is not None:
-            search.prime(bots, state)
-        watchers = [(s, b) for s, b in enumerate(bots) if b.observes]  # the Bot protocol's flag
-        redact, evolve = game.redact, game.evolve
-
-        def apply(events: list) -> None:
-            nonlocal state
-            for event in events:
-                state = evolve(state, event)
-                for s, bot in watchers:
-                    seen = redact(event, s)
-                    if seen is not None:
-                        bot.observe(seen)
-
-        apply(events)
-        now = max(now, search.clock_of(state))
-        rng = random.Random(seed)
         clock = self.clock
-        left = search.horizon
-        for step in range(MAX_PLAYOUT_STEPS):
+
+        def tick() -> None:
             self.steps += 1
-            if game.is_over(state):
-                break
-            if search.round_of(state) != start_round:
-                left -= 1
-                if not left:
-                    break
-                start_round = search.round_of(state)
-            if deadline is not None and step & 15 == 15 and clock() > deadline:
-                return None  # past the budget: abandoned, not scored
-            awaited = game.waiting_for(state)
-            acted = False
-            chances = sorted(game.to_act(state) - awaited)
-            if len(chances) > 1:
-                rng.shuffle(chances)  # who speaks first is luck, as in the simulator: no seat is favoured
-            for mover in chances:  # chances first: each may pass
-                legal = game.legal_actions(state, mover, now)
-                if legal:
-                    choice = bots[mover].act(game.view(state, mover), legal, rng)
-                    if choice is not None:
-                        apply(game.decide(state, mover, choice, Ctx(now)))
-                        acted = True
-                        break
-            if acted:
-                continue
-            if awaited:
-                mover = min(awaited)
-                now = self._at(state, mover, now)
-                legal = game.legal_actions(state, mover, now)
-                if not legal:
-                    break
-                choice = bots[mover].act(game.view(state, mover), legal, rng)
-                if choice is None:
-                    choice = legal[-1]
-                apply(game.decide(state, mover, choice, Ctx(now)))
-                continue
-            due = game.next_timer(state)
-            if due is None:
-                break
-            now = max(now, due)
-            events = game.on_timer(state, Ctx(now))
-            if not events:
-                break
-            apply(events)
-        scores = search.scores(state)
+
+        def expired(step: int) -> bool:
+            return deadline is not None and step & 15 == 15 and clock() > deadline
+
+        final = heuristic_playout(game, search, self.options, state, seat, action, seed, search.horizon, tick, expired)
+        if final is None:
+            return None
+        scores = search.scores(final)
         mine = scores[seat]
         best_other = max(s for i, s in enumerate(scores) if i != seat)
         return mine - best_other
 
-    def _at(self, state: Any, seat: int, now: int) -> int:
-        """When an awaited seat's action is taken: once its wait is over."""
-        if seat in self.game.waiting_for(state):
-            due = self.game.next_timer(state)
-            if due is not None and due > now:
-                return due
-        return now
+
+def heuristic_playout(
+    game: Game,
+    search: Search,
+    options: Any,
+    state: Any,
+    seat: int,
+    action: Any,
+    seed: int,
+    horizon: int,
+    tick: Callable[[], None] = lambda: None,
+    expired: Callable[[int], bool] = lambda step: False,
+) -> Any | None:
+    """The seat's `action` in `state`, then fresh heuristic bots for every
+    seat until `search.round_of` has changed `horizon` times (or the game
+    ends): the state reached, or None when the action is refused or
+    `expired(step)` says the budget is spent (`tick` counts the steps). The turn model is the
+    simulator's (engines/playout.py), on the playout's seeded rng: seats that
+    may act without being awaited (a Kabuki masks Stop) are asked first in a
+    random order, each may let the moment pass (None); then the awaited seat
+    acts, once its wait (`next_timer`) is over; with nobody to ask, the timer
+    fires. The expert's engine playout, and the post-game analysis's."""
+    now = search.clock_of(state)
+    try:
+        events = game.decide(state, seat, action, Ctx(_when(game, state, seat, now)))
+    except RuleError:
+        return None
+    start_round = search.round_of(state)
+    bots = [game.bots["heuristic"](s, options) for s in range(len(search.scores(state)))]
+    if search.prime is not None:
+        search.prime(bots, state)
+    watchers = [(s, b) for s, b in enumerate(bots) if b.observes]  # the Bot protocol's flag
+    redact, evolve = game.redact, game.evolve
+
+    def apply(events: list) -> None:
+        nonlocal state
+        for event in events:
+            state = evolve(state, event)
+            for s, bot in watchers:
+                seen = redact(event, s)
+                if seen is not None:
+                    bot.observe(seen)
+
+    apply(events)
+    now = max(now, search.clock_of(state))
+    rng = random.Random(seed)
+    left = horizon
+    for step in range(MAX_PLAYOUT_STEPS):
+        tick()
+        if game.is_over(state):
+            break
+        if search.round_of(state) != start_round:
+            left -= 1
+            if not left:
+                break
+            start_round = search.round_of(state)
+        if expired(step):
+            return None  # past the budget: abandoned, not scored
+        awaited = game.waiting_for(state)
+        acted = False
+        chances = sorted(game.to_act(state) - awaited)
+        if len(chances) > 1:
+            rng.shuffle(chances)  # who speaks first is luck, as in the simulator: no seat is favoured
+        for mover in chances:  # chances first: each may pass
+            legal = game.legal_actions(state, mover, now)
+            if legal:
+                choice = bots[mover].act(game.view(state, mover), legal, rng)
+                if choice is not None:
+                    apply(game.decide(state, mover, choice, Ctx(now)))
+                    acted = True
+                    break
+        if acted:
+            continue
+        if awaited:
+            mover = min(awaited)
+            now = _when(game, state, mover, now)
+            legal = game.legal_actions(state, mover, now)
+            if not legal:
+                break
+            choice = bots[mover].act(game.view(state, mover), legal, rng)
+            if choice is None:
+                choice = legal[-1]
+            apply(game.decide(state, mover, choice, Ctx(now)))
+            continue
+        due = game.next_timer(state)
+        if due is None:
+            break
+        now = max(now, due)
+        events = game.on_timer(state, Ctx(now))
+        if not events:
+            break
+        apply(events)
+    return state
+
+
+def _when(game: Game, state: Any, seat: int, now: int) -> int:
+    """When an awaited seat's action is taken: once its wait is over."""
+    if seat in game.waiting_for(state):
+        due = game.next_timer(state)
+        if due is not None and due > now:
+            return due
+    return now
 
 
 def deal_unseen(
