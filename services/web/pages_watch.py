@@ -54,6 +54,8 @@ def replay_page(game_id: str, request: Request) -> Response[str]:
     <section class="panel" aria-labelledby="moves-h"><h2 id="moves-h">{_("replay.moves")}</h2><ol id="move-list"
       class="move-list"></ol></section>
   </div>
+  <section class="panel analysis" aria-labelledby="analysis-h"><h2 id="analysis-h">{_("an.title")}</h2>
+    <div id="analysis"><p class="hint">{_("an.asking")}</p></div></section>
   <section class="panel" aria-labelledby="fair-h"><h2 id="fair-h">{_("replay.fairness")}</h2>
     <div id="fairness"><p class="hint">{_("replay.fair_later")}</p></div>
     <p><a id="export" download>{_("replay.export")}</a></p></section>

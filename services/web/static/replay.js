@@ -6,6 +6,7 @@
 import { api, describe as errorText } from "./api.js";
 import { h, gameModule, contextFor, drawBoard, cardName, cardEl, title } from "./watch-ui.js";
 import { t } from "./i18n.js";
+import { mountAnalysis } from "./replay-analysis.js";
 
 const root = document.getElementById("replay");
 const gameId = root.dataset.gameId;
@@ -16,7 +17,7 @@ const seatSelect = $("seat");
 const jump = $("jump");
 const playButton = $("play");
 
-let info = null, mod = null, ctx = null, events = [], max = 0, at = 0, seat = null, timer = null, drawing = 0;
+let info = null, mod = null, ctx = null, events = [], max = 0, at = 0, seat = null, timer = null, drawing = 0, analysis = null;
 
 function readUrl() {
   const q = new URLSearchParams(location.search);
@@ -25,11 +26,15 @@ function readUrl() {
   return { at: Number.isInteger(n) && n >= 0 ? n : null, seat: k === null || k === "" ? null : Number(k) };
 }
 
-function writeUrl() {
+function urlAt(n) {
   const q = new URLSearchParams();
-  q.set("at", String(at));
+  q.set("at", String(n));
   if (seat !== null) q.set("seat", String(seat));
-  history.replaceState(null, "", `${location.pathname}?${q}`);
+  return `${location.pathname}?${q}`;
+}
+
+function writeUrl() {
+  history.replaceState(null, "", urlAt(at));
 }
 
 function lines(e) {
@@ -72,6 +77,7 @@ async function go(n, { focus = false } = {}) {
     li.classList.toggle("future", v > at);
     if (v === at) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
   }
+  if (analysis) analysis.show(at);
   const current = document.querySelector('#move-list li[aria-current="step"]');
   if (current) current.scrollIntoView({ block: "nearest" });
   const ticket = ++drawing;
@@ -180,6 +186,7 @@ async function start() {
   $("export").href = `/api/v1/games/${encodeURIComponent(gameId)}/export`;
   $("export").setAttribute("download", `game-${gameId}.ndjson`);
   $("export").hidden = info.status !== "finished";
+  analysis = mountAnalysis({ gameId, info, mod, ctx, go: (n) => go(n), link: urlAt });
   await go(wanted.at === null ? 0 : wanted.at);
   fairness();
 }
