@@ -179,6 +179,24 @@ export function moves(v, info, ctx) {
   return items;
 }
 
+/** An action as the API takes it, in words (the replay's analysis names
+ * the move played and the best one so). */
+export function actionName(a) {
+  switch (a.type) {
+    case "play": return cardName(a.card);
+    case "deal": return t("kt.deal");
+    case "direct": return `${t("kt.director")}: ${highLow(a.high)}, ${order(a.order)}`;
+    case "joker": {
+      let text = t("kt.joker");
+      if (a.actor) text += t(a.prediction ? "kt.ev.joker_placed_n" : "kt.ev.joker_placed", { actor: suitName(a.actor), n: a.prediction });
+      if (a.adjust && a.adjust.flip) text += t("kt.ev.joker_flip");
+      if (a.adjust && a.adjust.swap !== undefined && a.adjust.swap !== null) text += t("kt.ev.joker_swap", { a: a.adjust.swap + 1, b: a.adjust.swap + 2 });
+      return text;
+    }
+  }
+  return null;
+}
+
 export function describe(e, ctx) {
   const n = ctx.name;
   switch (e.type) {

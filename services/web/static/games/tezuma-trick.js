@@ -184,6 +184,20 @@ function abilityMove(ab) {
 
 const REASON = () => ({ trump: t("tt.won.trump"), high: t("tt.won.high"), sword_walking: t("tt.won.sword_walking"), five_color_sand: t("tt.won.five_color_sand") });
 
+/** An action as the API takes it, in words (the replay's analysis). */
+export function actionName(a) {
+  const with_ = (text) => (a.ability ? `${text} (${abilityName(a.ability)})` : text);
+  switch (a.type) {
+    case "play": return with_(a.second !== undefined && a.second !== null ? `${cardName(a.card)} + ${cardName(a.second)}` : cardName(a.card));
+    case "egg": return abilityName("paper_egg");
+    case "sand": return abilityName("five_color_sand");
+    case "pick_pain": return `${t("tt.pick_pain")}: ${suitName(a.suit)}`;
+    case "pick_bid": return t("tt.bid_n", { n: a.bid });
+    case "pick_ability": return `${t("tt.pick_ability")}: ${abilityName(a.ability)}`;
+  }
+  return null;
+}
+
 export function describe(e, ctx, info) {
   const n = ctx.name;
   const v = info && info.view;
