@@ -63,6 +63,13 @@ class Search:
     # tests/engines/test_lean_<game>.py. (state, seat, action, seed, options)
     # -> (lead, steps taken), or None when the action is refused.
     lean_playout: Callable[[Any, int, Any, int, Any], tuple[float, int] | None] | None = None
+    # How many times `round_of` may change before the post-game analysis's
+    # open-hand playouts stop: the end of the round (Cahoots: of its deal).
+    judged_rounds: int = 1
+    # Open-hand playouts per move: 1 where the heuristic draws nothing from
+    # the playout's rng and no two seats may act at once (the playout is then
+    # exact), more where chance orders the Stops (Kabuki masks).
+    judged_playouts: int = 1
     # Random play of a whole game from a fresh deal on the lean state
     # (players, options, rng) -> final scores: `simulate --calibrate`'s figure.
     lean_random_game: Callable[[int, Any, random.Random], Sequence[float]] | None = None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from importlib import import_module
 
 from engines.core import Game, OptionsError
+from engines.expert import Search
 
 # name -> module holding `GAME`; imported lazily so one broken engine
 # cannot take the others down and start-up stays cheap.
@@ -40,3 +41,10 @@ def get_game(name: str) -> Game:
 
 def all_games() -> list[Game]:
     return [get_game(name) for name in available()]
+
+
+def get_search(name: str) -> Search:
+    """The expert's search parts of a game (engines/expert.py), for the
+    post-game analysis."""
+    get_game(name)  # the same errors for an unknown game
+    return import_module(_MODULES[name]).SEARCH

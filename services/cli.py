@@ -115,6 +115,19 @@ def main(argv: list[str] | None = None) -> int:
     integrity.add_argument("--seed", type=int, default=1)
     integrity.set_defaults(run=_lazy("integrity", "integrity"))
 
+    analyse = sub.add_parser("analyse", help="a finished game's post-game analysis from its export (docs/analysis.md)")
+    analyse.add_argument("export", nargs="?", help="GAME_EXPORT.ndjson (GET /api/v1/games/{id}/export), - for stdin")
+    analyse.add_argument("--json", action="store_true", help="the analysis as GET /api/v1/games/{id}/analysis says it")
+    analyse.add_argument("--progress-lines", action="store_true", help="'progress DONE TOTAL' lines on stderr")
+    analyse.add_argument(
+        "--game-id", help="the game's id, which its playout seeds derive from (default: the file's name)"
+    )
+    analyse.add_argument("--worlds", type=int, default=8, help="the expert's worlds per decision (0: open hand only)")
+    analyse.add_argument("--validate", action="store_true", help="play bot games and rank the bots by the analysis")
+    analyse.add_argument("--games", type=int, default=200, help="--validate: games per game")
+    analyse.add_argument("--seed", type=int, default=1, help="--validate: the games' seed")
+    analyse.set_defaults(run=_lazy("analyse", "analyse_cmd"), parser=analyse)
+
     from services.kit.cli import add_kit_parsers
     from services.tools.bench import add_bench_parser
 

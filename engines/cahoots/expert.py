@@ -89,6 +89,7 @@ SEARCH = Search(
     round_of=_round,
     scores=_scores,
     horizon=HORIZON,
+    judged_rounds=11,  # every trick of the one deal (CH-2): to the game's end
     lean_playout=_lean_playout,
     lean_random_game=random_game,
 )

@@ -101,4 +101,5 @@ SEARCH = Search(
     prime=_prime,
     lean_playout=lean.playout,
     lean_random_game=lean.random_game,
+    judged_playouts=8,  # who calls Stop first is the playout's chance (KM-2)
 )
