@@ -124,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     analyse.add_argument("--worlds", type=int, default=8, help="the expert's worlds per decision (0: open hand only)")
     analyse.add_argument("--validate", action="store_true", help="play bot games and rank the bots by the analysis")
+    analyse.add_argument("--calibrate", action="store_true", help="time a 4-player game of each trick game's analysis")
     analyse.add_argument("--games", type=int, default=200, help="--validate: games per game")
     analyse.add_argument("--seed", type=int, default=1, help="--validate: the games' seed")
     analyse.set_defaults(run=_lazy("analyse", "analyse_cmd"), parser=analyse)

@@ -74,6 +74,11 @@ class _Bar:
 
 
 def analyse_cmd(args: argparse.Namespace) -> int:
+    if args.calibrate:
+        from services.tools.analysis_validation import render_timings, timings
+
+        print(render_timings(*timings(4, args.seed)))
+        return 0
     if args.validate:
         from services.tools.analysis_validation import render, validate
 

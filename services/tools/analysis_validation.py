@@ -155,3 +155,59 @@ def render(report: list[GameFigures]) -> str:
             f"{g.game:<14} planted blunders found as the largest mistake: {g.blunders_found}/{g.blunders_planted}"
         )
     return "\n".join(lines)
+
+
+class Timing(msgspec.Struct, frozen=True):
+    game: str
+    players: int
+    decisions: int
+    seconds: float
+    open_hand_seconds: float
+    random_playouts_per_s: float  # the engine's random playouts, timed in the same run
+    equivalent_playouts: float  # seconds x random_playouts_per_s: the analysis in whole random games
+
+
+def timings(players: int = 4, seed: int = 1, worlds: int | None = None) -> tuple[float, list[Timing]]:
+    """One heuristic game of each trick game, analysed with the default
+    method and open hand only, beside the bare Kabuki Tricks playout and
+    the game's random engine playout (`hanamichi simulate --calibrate`)."""
+    import time
+
+    from services.app.analysis.judge import WORLDS
+    from services.tools.simulate import calibrate
+
+    ceiling = calibrate(players, 0.5)
+    rates = {row["game"]: row["playouts_per_s"] for row in ceiling["games"]}
+    out = []
+    for name in ("kabuki-tricks", "cahoots", "tezuma-trick"):
+        game = get_game(name)
+        log = bot_game_log(game, ["heuristic"] * players, seed)
+        began = time.process_time()
+        result = analyse(f"timing-{name}-{seed}", log, worlds=WORLDS if worlds is None else worlds)
+        seconds = time.process_time() - began
+        began = time.process_time()
+        analyse(f"timing-{name}-{seed}", log, worlds=0)
+        open_hand = time.process_time() - began
+        out.append(
+            Timing(
+                name,
+                players,
+                len(result.moves),
+                round(seconds, 2),
+                round(open_hand, 2),
+                rates[name],
+                round(seconds * rates[name], 0),
+            )
+        )
+    return ceiling["bare_kabuki_tricks_per_s"], out
+
+
+def render_timings(bare: float, rows: list[Timing]) -> str:
+    lines = [f"bare pure-Python Kabuki Tricks playout: {bare:.0f}/s (same run); CPU seconds of one core"]
+    for t in rows:
+        lines.append(
+            f"{t.game:<14} {t.players} players: {t.decisions} decisions in {t.seconds:.1f} s"
+            f" (open hand alone {t.open_hand_seconds:.1f} s); random engine playouts {t.random_playouts_per_s:.0f}/s,"
+            f" so the analysis costs {t.equivalent_playouts:.0f} of them"
+        )
+    return "\n".join(lines)
