@@ -7,6 +7,7 @@ the event loop that serves every table."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import secrets
 from datetime import UTC, datetime, timedelta
 
@@ -21,9 +22,17 @@ from services.app.sessions import SESSION_MAX_AGE_S, SessionKeys, session_hash
 from services.app.signin import SignInLimits
 
 _HASHER = PasswordHasher()
-# Verified against when the name is unknown, so that a wrong name takes as
-# long as a wrong password (no probing for who has an account).
-_DUMMY_HASH = _HASHER.hash(secrets.token_urlsafe(16))
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """Verified against when the name is unknown, so that a wrong name takes
+    as long as a wrong password (no probing for who has an account). Made on
+    first use: hashing costs every process start (workers included) a third
+    of a second of CPU otherwise."""
+    return _HASHER.hash(secrets.token_urlsafe(16))
+
+
 MIN_PASSWORD, MAX_PASSWORD = 8, 200
 SECRET_NAME = "session"
 
@@ -77,7 +86,7 @@ class Accounts:
         # Rows from before migration 011 may share a key: the exact spelling first.
         found = await self.store.credentials_by_name(name_key(name), name.strip())
         stored = found.password_hash if found is not None and found.kind == "human" else None
-        ok = await asyncio.to_thread(_verify, stored or _DUMMY_HASH, password)
+        ok = await asyncio.to_thread(lambda: _verify(stored or _dummy_hash(), password))
         if not ok or stored is None or found is None:
             raise Unauthorized("bad_credentials", "that name and password do not match an account")
         return Player(found.player_id, found.name, "human")
