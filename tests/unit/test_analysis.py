@@ -13,9 +13,11 @@ import msgspec
 import pytest
 
 from engines.core import Ctx
+from engines.kabuki_masks.events import Stopped
 from engines.registry import get_game, get_search
 from services.app.analysis import analyse
-from services.app.analysis.judge import MARGIN, NotAnalysable
+from services.app.analysis.judge import MARGIN, NotAnalysable, engine_log
+from services.app.analysis.masks import MasksReview
 from services.app.analysis.selfplay import bot_game_log
 from services.app.integrity.replay import moves_from_log
 from services.tools.analysis_validation import _blunder_game
@@ -140,3 +142,27 @@ def test_the_cli_analyses_an_export(tmp_path):
         [sys.executable, "-m", "services.cli", "analyse", str(bad)], capture_output=True, text=True, check=False
     )
     assert refused.returncode == 2 and "cannot analyse" in refused.stderr
+
+
+def test_the_mask_review_agrees_with_every_stop_the_engine_resolved():
+    """Each Stop's `matches` is the engine's own count of matching cards
+    beneath (KM-4): the review must find the same count for that placement,
+    name the same caller, and count every call as right or wrong."""
+    game = get_game("kabuki-masks")
+    log = bot_game_log(game, ["random", "heuristic", "expert"], 6)
+    result = analyse("masks", log, worlds=0)
+    review = msgspec.convert(result.masks, MasksReview)
+    by_placement = {p.placement: p for p in review.placements}
+    stops = [e for e in engine_log(game, log) if isinstance(e[1], Stopped)]
+    assert stops
+    for _, stop in stops:
+        placed = by_placement[stop.placement]
+        assert (placed.matches, placed.called_by, placed.placer) == (stop.matches, stop.caller, stop.placer)
+        assert stop.caller in placed.could_know and stop.placer not in placed.could_know
+    for seat in review.seats:
+        calls = [s for _, s in stops if s.caller == seat.seat]
+        assert seat.right_stops == sum(s.matches > 0 for s in calls)
+        assert seat.wrong_stops == sum(s.matches == 0 for s in calls)
+        assert 0 <= seat.memory_accuracy <= 1
+    never_called = [p for p in review.placements if p.called_by is None and p.matches > 0]
+    assert sum(s.missed_stops for s in review.seats) == sum(len(p.could_know) for p in never_called)

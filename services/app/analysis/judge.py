@@ -17,6 +17,7 @@ from engines.core import Game
 from engines.expert import MIN_EVIDENCE, Evaluation, ExpertBot, Search, heuristic_playout
 from engines.registry import get_game, get_search
 from services.app.analysis.figures import graph_of, seat_figures
+from services.app.analysis.masks import review
 from services.app.analysis.report import ANALYSIS_VERSION, Analysis, Judgement, Method
 from services.app.integrity.feeding import Move
 from services.app.integrity.replay import moves_from_log
@@ -50,7 +51,7 @@ def analyse(
     name = msgspec.json.decode(finished.data).get("game")
     game, search = get_game(name), get_search(name)
     moves = [m for m in moves_from_log(game, log) if m.seat in game.waiting_for(m.before)]
-    engine = _engine_events(game, log)
+    engine = engine_log(game, log)
     players, options = game.setup(engine[0][1])
     judge = _Judge(game, search, options, players, engine, _seed(game_id), worlds)
     judged: list[Judgement] = []
@@ -65,6 +66,7 @@ def analyse(
         margin=MARGIN,
     )
     decisions = [j for j in judged if j.choices > 1]
+    masks = msgspec.to_builtins(review(engine)) if name == "kabuki-masks" else None
     return Analysis(
         game_id=game_id,
         game=name,
@@ -73,6 +75,7 @@ def analyse(
         seats=[seat_figures(s, decisions, MARGIN) for s in range(players)],
         moves=decisions,
         graph=graph_of(judged),
+        masks=masks,
     )
 
 
@@ -80,7 +83,7 @@ def _seed(game_id: str) -> int:
     return int.from_bytes(hashlib.sha256(f"analysis:{ANALYSIS_VERSION}:{game_id}".encode()).digest()[:8], "big")
 
 
-def _engine_events(game: Game, log: Sequence[LogEvent]) -> list[tuple[int, Any]]:
+def engine_log(game: Game, log: Sequence[LogEvent]) -> list[tuple[int, Any]]:
     tags = frozenset(t.__struct_config__.tag for t in typing.get_args(game.event_type))
     return [(e.version, msgspec.json.decode(e.data, type=game.event_type)) for e in log if e.type in tags]
 

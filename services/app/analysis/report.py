@@ -79,7 +79,7 @@ class Analysis(msgspec.Struct, frozen=True):
     seats: list[SeatFigures]
     moves: list[Judgement]  # decisions with more than one legal move, in order
     graph: list[GraphPoint]  # one point per move (forced moves included), in order
-    masks: Any | None = None  # Kabuki masks: the Stop review (services/app/analysis/masks.py)
+    masks: Any | None = None  # Kabuki masks: the Stop review (services/app/analysis/masks.py, MasksReview)
 
 
 class Progress(msgspec.Struct, frozen=True):
