@@ -20,12 +20,14 @@ import asyncpg
 import redis.asyncio as aioredis
 from litestar import Litestar
 
+from services.app import analysis_handlers
 from services.app.accounts import Accounts, shared_secret
 from services.app.agents import handlers as agent_handlers
 from services.app.agents.calls import AgentCaller
 from services.app.agents.dispatch import AgentDispatch
 from services.app.agents.registry import AgentService
 from services.app.agents.secrets import SecretBox, seal_plaintext_secrets, secret_key
+from services.app.analyses import Analyses
 from services.app.bus import MessageBus
 from services.app.commands import (
     CallAgent,
@@ -42,8 +44,10 @@ from services.app.commands import (
     PlayAgain,
     PlayDefaultMove,
     PlaySeatMove,
+    ReadAnalysis,
     RecordTable,
     RegisterEntrant,
+    RunAnalysis,
     SeatBot,
     SendClientSeed,
     StartTournament,
@@ -71,6 +75,7 @@ from services.config import ProcessSettings, Settings
 from services.http.ratelimit import RateLimiter
 from services.http.shutdown import end_streams_on_signal
 from services.infra import logs
+from services.infra.analysis_child import run_analysis_child
 from services.infra.db import create_pool
 from services.infra.eventstore import EventStore
 from services.infra.fanout import Hub, Publisher
@@ -79,6 +84,7 @@ from services.infra.outages import OUTAGES, POSTGRES, REDIS, quiet_library_outag
 from services.infra.pg import PgTransactions
 from services.infra.pg_accounts import PgAccounts
 from services.infra.pg_agents import PgAgents
+from services.infra.pg_analyses import PgAnalyses
 from services.infra.pg_caps import PgCapCounts
 from services.infra.pg_lobby import PgLobby
 from services.infra.pg_quickplay import PgQuickPlay
@@ -115,6 +121,8 @@ COMMAND_HANDLERS: dict[type, Callable[..., Awaitable[Any]]] = {
     RecordTable: tournament_handlers.record_table,
     CallAgent: agent_handlers.call_agent,
     ExpireAgentTurn: agent_handlers.expire_agent_turn,
+    ReadAnalysis: analysis_handlers.read_analysis,
+    RunAnalysis: analysis_handlers.run_analysis,
 }
 
 
@@ -160,6 +168,7 @@ class Runtime:
     quick_play: QuickPlay  # Play now's pool
     fair_play: FairPlay  # completion rates and ranked cooldowns (services/app/fairplay.py)
     agent_caller: AgentCaller  # the calls to push agents (its HTTP pool is made on a worker's first call)
+    analyses: Analyses  # post-game analyses: requests, the queue, the job (services/app/analyses.py)
     # While a server is down, these ask it whether it is back (services/infra/outages.py).
     outage_probes: list = field(default_factory=list)
 
@@ -224,6 +233,9 @@ async def open_runtime(settings: Settings) -> Runtime:
     ratings = PgRatings(pool)
     quick_play = QuickPlay(PgQuickPlay(pool), ratings, games, transactions, settings.quick_play)
     fair_play = FairPlay(lobby)  # abandonment's price: completion rate and cooldown
+    # Post-game analyses; only a worker runs them (open_worker gives the child runner).
+    analyses = Analyses(PgAnalyses(pool), games, scheduler)
+    tournaments.round_ended.append(analyses.request_round)  # a round's games, analysed first
     bus = MessageBus(
         bus_handlers(
             games=games,
@@ -233,6 +245,7 @@ async def open_runtime(settings: Settings) -> Runtime:
             agent_caller=agent_caller,
             notices=publisher,
             fair_play=fair_play,
+            analyses=analyses,
         ),
         # Every commit to a game stream, in this order: arm the turn's
         # deadline, drive the house bots, arm the table's timer, record a
@@ -270,6 +283,7 @@ async def open_runtime(settings: Settings) -> Runtime:
         quick_play=quick_play,
         fair_play=fair_play,
         agent_caller=agent_caller,
+        analyses=analyses,
     )
     quiet_library_outages(OUTAGES)
     runtime.outage_probes = [
@@ -334,4 +348,5 @@ async def open_worker(settings: Settings) -> tuple[Runtime, RatingsProjector]:
     # Agents whose turn comes from a commit made in this worker are called
     # from here at once (API processes enqueue `call_agent` jobs).
     runtime.agent_dispatch.call_directly = runtime.agent_caller.call_soon
+    runtime.analyses.runner = run_analysis_child  # `python -m services.cli analyse - --json --progress-lines`
     return runtime, RatingsProjector(runtime.ratings, PgTransactions(runtime.pool))

@@ -14,7 +14,7 @@ import logging
 from arq.typing import WorkerCoroutine
 from arq.worker import Function, func
 
-from services.app.commands import PlayDefaultMove, RecordTable, StartTournament
+from services.app.commands import PlayDefaultMove, RecordTable, RunAnalysis, StartTournament
 from services.app.games.leaving import hand_stale_seats
 from services.app.games.timers import STALL_S, tables_in_play
 from services.app.seatclock import timed_seat_rules
@@ -42,6 +42,12 @@ async def move_deadline(ctx: dict, game_id: str, version: int, seat: int) -> boo
     return await _rt(ctx).bus.handle(PlayDefaultMove(game_id, seat, "timeout", due_version=version))
 
 
+async def analyse_game(ctx: dict) -> str | None:
+    """The next queued post-game analysis, in a child process under its budget
+    (services/app/analyses.py); the job queues itself again while more wait."""
+    return await _rt(ctx).bus.handle(RunAnalysis())
+
+
 async def reconcile(ctx: dict) -> dict:
     runtime = _rt(ctx)
     counts = await runtime.tournaments.reconcile()
@@ -60,6 +66,8 @@ async def reconcile(ctx: dict) -> dict:
     counts["stale_seats_handed"] = await hand_stale_seats(runtime.games, runtime.settings.stale_table_s)
     # Play now: people whose wait ended while no page of theirs asked.
     counts["quick_play_tables"] = await runtime.quick_play.fill_due()
+    # Post-game analyses queued, or running on a worker that died.
+    counts["analyses_waiting"] = await runtime.analyses.sweep()
     return counts
 
 
@@ -72,4 +80,6 @@ FUNCTIONS: list[Function | WorkerCoroutine] = [
     timed_job(move_deadline),
     func(timed_job(call_agent), name=K.JOB_CALL_AGENT, timeout=3600, max_tries=1, keep_result=0),
     timed_job(agent_deadline),
+    # An analysis's child is killed at its budget (services/app/analyses.py): the job's own timeout is above it.
+    func(timed_job(analyse_game), name=K.JOB_ANALYSE_GAME, timeout=600, max_tries=1, keep_result=0),
 ]

@@ -196,6 +196,19 @@ class RecordTable(msgspec.Struct, frozen=True):
     game_id: str
 
 
+class ReadAnalysis(msgspec.Struct, frozen=True):
+    """Someone reads a finished game's post-game analysis; one never asked
+    for is requested for them (`requester`: `player:<id>` or `ip:<address>`,
+    whose rate limit counts it)."""
+
+    game_id: str
+    requester: str
+
+
+class RunAnalysis(msgspec.Struct, frozen=True):
+    """The worker claims and runs the next queued post-game analysis (a job)."""
+
+
 class CallAgent(msgspec.Struct, frozen=True):
     """Ask a push agent for its move at `version` (a worker job; `optional`:
     an offer of a move that is not owed, such as a Stop! in Kabuki masks)."""

@@ -24,6 +24,7 @@ from services.http.ratelimit import limit_agents
 from services.http.routes.account_data import ROUTES as ACCOUNT_DATA_ROUTES
 from services.http.routes.accounts import ROUTES as ACCOUNT_ROUTES
 from services.http.routes.agents import ROUTES as AGENT_ROUTES
+from services.http.routes.analysis import ROUTES as ANALYSIS_ROUTES
 from services.http.routes.games import ROUTES
 from services.http.routes.integrity import ROUTES as INTEGRITY_ROUTES
 from services.http.routes.lobby import ROUTES as LOBBY_ROUTES
@@ -143,6 +144,7 @@ def build_app(settings: Settings, lifespan) -> Litestar:
                 [
                     *ROUTES,
                     *VERIFY_ROUTES,
+                    *ANALYSIS_ROUTES,
                     *TOURNAMENT_ROUTES,
                     *AGENT_ROUTES,
                     *ACCOUNT_ROUTES,

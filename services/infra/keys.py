@@ -84,6 +84,7 @@ JOB_RECORD_TABLE = "record_table"
 JOB_MOVE_DEADLINE = "move_deadline"
 JOB_AGENT_DEADLINE = "agent_deadline"
 JOB_CALL_AGENT = "call_agent"
+JOB_ANALYSE_GAME = "analyse_game"  # the next queued post-game analysis (services/app/analyses.py)
 
 
 def start_job_id(tournament_id: str) -> str:
@@ -104,6 +105,11 @@ def agent_job_id(game_id: str, version: int, seat: int) -> str:
 
 def chance_job_id(game_id: str, version: int, seat: int) -> str:
     return f"chance:{game_id}:{version}:{seat}"
+
+
+def analyse_job_id(tag: str) -> str:
+    """`analyse:<game id>` (a request), `analyse:sweep:<5 s slot>`, `analyse:next:<n>:<ms>` (the job again)."""
+    return f"analyse:{tag}"
 
 
 def retry_job_id(job_id: str, retry: str | None) -> str:

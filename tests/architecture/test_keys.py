@@ -21,6 +21,7 @@ def test_stored_and_queued_names_are_unchanged():
     assert K.deadline_job_id("g", 3, 1) == "deadline:g:3:1"
     assert K.agent_job_id("g", 3, 1) == "agent:g:3:1"
     assert K.chance_job_id("g", 3, 1) == "chance:g:3:1"
+    assert K.analyse_job_id("g") == "analyse:g"
     assert K.retry_job_id("deadline:g:3:1", K.swept_retry(99)) == "deadline:g:3:1:swept:99"
     assert K.SERVER_PREFIXES == ("auto:", "bot:", "agent:", "timer:", "start:", "leave:")
     assert K.leave_command_id(2) == "leave:2"
@@ -34,6 +35,20 @@ def test_stored_and_queued_names_are_unchanged():
 
 def test_every_job_name_is_a_function_the_worker_registers():
     registered = {getattr(f, "name", None) or f.__name__ for f in FUNCTIONS}  # arq: a Function or a plain coroutine
-    names = {K.JOB_START_TOURNAMENT, K.JOB_RECORD_TABLE, K.JOB_MOVE_DEADLINE, K.JOB_AGENT_DEADLINE, K.JOB_CALL_AGENT}
-    assert names == {"start_tournament", "record_table", "move_deadline", "agent_deadline", "call_agent"}
+    names = {
+        K.JOB_START_TOURNAMENT,
+        K.JOB_RECORD_TABLE,
+        K.JOB_MOVE_DEADLINE,
+        K.JOB_AGENT_DEADLINE,
+        K.JOB_CALL_AGENT,
+        K.JOB_ANALYSE_GAME,
+    }
+    assert names == {
+        "start_tournament",
+        "record_table",
+        "move_deadline",
+        "agent_deadline",
+        "call_agent",
+        "analyse_game",
+    }
     assert names <= registered

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import msgspec
 
@@ -33,6 +33,8 @@ from services.infra.outages import OUTAGES
 __all__ = ["Loaded", "TournamentService"]
 
 log = logging.getLogger("hanamichi.tournaments")
+
+MAX_TABLES_PER_ROUND = 1024  # looked for among the finished tables when a round ends
 
 
 class TournamentService:
@@ -57,6 +59,9 @@ class TournamentService:
         self.copies = TournamentCopies(store, notices)
         self.rounds = Rounds(self.copies, rows, games, jobs, clock)
         self.copies.after.append(self._after)
+        # Told the ids of a round's finished tables once the round has ended
+        # (the post-game analyses queue them first; services/bootstrap.py).
+        self.round_ended: list[Callable[[list[str]], Awaitable[None]]] = []
         self.load = self.copies.load
         self.record_table = self.rounds.record_table
         self.ensure_tables = self.rounds.ensure_tables
@@ -152,6 +157,18 @@ class TournamentService:
                 # was called off): their logs may be shown, and the ratings
                 # projection, which waits at an embargoed result, moves on.
                 await self.games.lobby.lift_embargo(tournament_id)
+            if isinstance(event, tn.RoundEnded) and self.round_ended:
+                finished = set(await self.rows.finished_tables(tournament_id))
+                ended = [
+                    game_id
+                    for n in range(1, MAX_TABLES_PER_ROUND + 1)
+                    if (game_id := table_game_id(tournament_id, event.round, n)) in finished
+                ]
+                for hook in self.round_ended:
+                    try:
+                        await hook(ended)
+                    except Exception as exc:  # the tournament goes on; the analyses can be asked for
+                        log.warning("analyses of round %s of %s not queued: %s", event.round, tournament_id, exc)
             if isinstance(event, tn.RoundPaired):
                 await self.rounds.ensure_tables(loaded)
             if isinstance(event, tn.Started):
