@@ -93,7 +93,9 @@ export function mountAnalysis({ gameId, info, mod, ctx, go, link }) {
       return;
     }
     if (response.status === 409) {
-      say(h("p", { class: "hint" }, t("an.after_end")));
+      const code = body && body.code;
+      say(h("p", { class: "hint" }, code === "results_embargoed" ? t("an.embargoed")
+        : code === "analysis_failed" ? t("an.failed_twice") : t("an.after_end")));
       return;
     }
     if (response.status === 429) {
