@@ -133,7 +133,7 @@ def test_the_cli_analyses_an_export(tmp_path):
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     assert out["game"] == "kabuki-tricks" and out["game_id"] == "g-cli"
-    assert out == msgspec.to_builtins(analyse("g-cli", log, worlds=1))
+    assert out == json.loads(msgspec.json.encode(analyse("g-cli", log, worlds=1)))
     progress = [line.split() for line in run.stderr.splitlines() if line.startswith("progress ")]
     assert progress[-1][1] == progress[-1][2] == str(len(out["graph"]))
     bad = tmp_path / "bad.ndjson"
