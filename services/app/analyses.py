@@ -1,4 +1,4 @@
-"""Post-game analyses as a service (issue 27): who may ask, the queue, and
+"""Post-game analyses as a service: who may ask, the queue, and
 the job that runs one (the analysis itself is services/app/analysis/, pure
 CPU work run in a child process).
 

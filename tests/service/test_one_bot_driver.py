@@ -72,7 +72,7 @@ def test_a_thinking_bot_keeps_its_one_driver_and_a_dead_driver_is_taken_over(
                 # Read our own write: the other process's copy of the table
                 # may lag the one that took the move by a notice.
                 written = r.json()["version"]
-                now = _until(lambda: (lambda i: i if i["version"] >= written else None)(info()), 10, "our move")
+                now = _until(lambda w=written: (lambda i: i if i["version"] >= w else None)(info()), 10, "our move")
             return now
 
         waiting = until_the_bots_think()

@@ -1,4 +1,4 @@
-"""The replay viewer's analysis in Chromium (issue 27): a finished
+"""The replay viewer's analysis in Chromium: a finished
 3-player Kabuki Tricks game of house bots, its replay opened; the Analysis
 region shows the progress bar while GET .../analysis answers 202, then the
 graph (an SVG with role img), each seat's accuracy as the API says it, the
@@ -9,6 +9,7 @@ Screenshots: tests/web/artifacts/replay-analysis-1280.png and -360.png."""
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from pathlib import Path
@@ -35,7 +36,8 @@ def _analysis(http: httpx.Client, gid: str, timeout: float = 180) -> dict:
 
 
 def _pct(x: float) -> str:
-    return f"{round(x * 100)}%"
+    # As Intl.NumberFormat rounds a half: up (Python's round() goes to even).
+    return f"{math.floor(x * 100 + 0.5)}%"
 
 
 def test_the_replay_shows_the_analysis_in_step_with_the_board(new_context, live):

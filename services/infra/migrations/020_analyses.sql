@@ -1,4 +1,4 @@
--- Post-game analyses (issue 27; services/app/analyses.py): one row per game
+-- Post-game analyses (services/app/analyses.py): one row per game
 -- and analysis version, a projection rebuilt when the version changes. The
 -- rows are also the queue the `analyse_game` job claims from: tournament
 -- games first (priority 0), then requests (1), oldest first; a `running` row
