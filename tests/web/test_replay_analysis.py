@@ -49,6 +49,9 @@ def test_the_replay_shows_the_analysis_in_step_with_the_board(new_context, live)
         page.get_by_role("heading", name="Replay: Kabuki Tricks").wait_for()
         region = page.get_by_role("region", name="Analysis")
         graph = region.get_by_role("img", name=re.compile("projected score"))
+        # Asked for on a click (a replay opened to look costs no worker time).
+        expect(region.get_by_role("progressbar")).to_have_count(0)
+        region.get_by_role("button", name="Analyse the game").click()
         # The progress bar while it is queued or runs, or straight the result.
         expect(region.get_by_role("progressbar", name="Analysis progress").or_(graph)).to_be_visible(timeout=30_000)
         analysis = _analysis(http, gid)

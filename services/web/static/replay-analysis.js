@@ -232,7 +232,13 @@ export function mountAnalysis({ gameId, info, mod, ctx, go, link }) {
     }
   }
 
-  say(h("p", { role: "status" }, t("an.asking")));
-  poll();
+  // Asked for on a click, not on every visit: an analysis is a job of some
+  // seconds of a worker's CPU, and most replays are opened to look, not to study.
+  const start = h("button", { type: "button", id: "an-start" }, t("an.start"));
+  start.addEventListener("click", () => {
+    say(h("p", { role: "status" }, t("an.asking")));
+    poll();
+  });
+  say(h("p", { class: "hint" }, t("an.offer")), start);
   return { show };
 }
