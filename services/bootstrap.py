@@ -235,7 +235,8 @@ async def open_runtime(settings: Settings) -> Runtime:
     fair_play = FairPlay(lobby)  # abandonment's price: completion rate and cooldown
     # Post-game analyses; only a worker runs them (open_worker gives the child runner).
     analyses = Analyses(PgAnalyses(pool), games, scheduler)
-    tournaments.round_ended.append(analyses.request_round)  # a round's games, analysed first
+    if not settings.analyse_on_request_only:
+        tournaments.round_ended.append(analyses.request_round)  # a round's games, analysed first
     bus = MessageBus(
         bus_handlers(
             games=games,

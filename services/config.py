@@ -89,6 +89,9 @@ class Settings:
     access_log: bool = False
     # A worker's summary line, every this many seconds (workers/summary.py).
     log_summary_s: float = 300.0
+    # Post-game analyses only when someone asks for one: a tournament round's
+    # games are otherwise queued when the round ends.
+    analyse_on_request_only: bool = False
     # A standalone worker's own /metrics port (k8s); None: none.
     metrics_port: int | None = None
 
@@ -140,6 +143,7 @@ class Settings:
             spectator_sndbuf_bytes=int(env.get("HANAMICHI_SSE_SPECTATOR_SNDBUF", "0")),
             access_log=_flag(env, "HANAMICHI_ACCESS_LOG"),
             log_summary_s=float(env.get("HANAMICHI_LOG_SUMMARY_S", "300")),
+            analyse_on_request_only=_flag(env, "HANAMICHI_ANALYSE_ON_REQUEST_ONLY"),
             metrics_port=int(env["HANAMICHI_METRICS_PORT"]) if env.get("HANAMICHI_METRICS_PORT") else None,
         )
 

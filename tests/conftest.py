@@ -289,6 +289,9 @@ def server_env(database_url, redis_url):
     # Play now's wait for people before house bots fill a table (10 s): 2 s
     # keeps the tests of a lone person short and still lets two pair first.
     env.setdefault("HANAMICHI_QUICK_PLAY_FILL_S", "2")
+    # Tournament tests would otherwise spend their workers' CPU analysing
+    # every round's games (seconds each): the analysis has tests of its own.
+    env.setdefault("HANAMICHI_ANALYSE_ON_REQUEST_ONLY", "1")
     return env
 
 

@@ -40,7 +40,7 @@ BUDGET_S = 120.0  # one analysis's wall time; the child is killed past it
 STALE_AFTER_BUDGET_MS = 60_000  # a running record older than budget + this lost its worker
 TRIES = 2  # a failed analysis is tried once more
 
-Runner = Callable[[bytes, float, Callable[[int, int], Awaitable[None]]], Awaitable[bytes]]
+Runner = Callable[[str, bytes, float, Callable[[int, int], Awaitable[None]]], Awaitable[bytes]]
 
 
 class AnalysisRateLimited(ServiceError):
@@ -158,7 +158,7 @@ class Analyses:
 
         assert self.runner is not None
         try:
-            result = await self.runner(export, self.budget_s, progress)
+            result = await self.runner(game_id, export, self.budget_s, progress)
         except Exception as exc:
             retry = record.attempts < TRIES
             log.warning("analysis of %s failed (%s)%s", game_id, exc, "; queued again" if retry else "")

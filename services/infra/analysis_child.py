@@ -19,11 +19,13 @@ class ChildFailed(Exception):
 
 
 async def run_analysis_child(
-    export: bytes, budget_s: float, on_progress: Callable[[int, int], Awaitable[None]]
+    game_id: str, export: bytes, budget_s: float, on_progress: Callable[[int, int], Awaitable[None]]
 ) -> bytes:
     child = await asyncio.create_subprocess_exec(
         sys.executable,
         *ANALYSE_ARGV,
+        "--game-id",  # the playout seeds derive from the game's id
+        game_id,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

@@ -55,6 +55,7 @@ def test_the_replay_shows_the_analysis_in_step_with_the_board(new_context, live)
         # The progress bar while it is queued or runs, or straight the result.
         expect(region.get_by_role("progressbar", name="Analysis progress").or_(graph)).to_be_visible(timeout=30_000)
         analysis = _analysis(http, gid)
+        assert analysis["game_id"] == gid  # its seeds are the game's own
         expect(graph).to_be_visible(timeout=30_000)
         assert region.locator("svg.analysis-graph path.seat-line").count() == len(analysis["graph"][0]["expected"])
         # Each seat's accuracy, with the margin said.
