@@ -195,11 +195,15 @@ def test_a_spectator_follows_a_bot_game_live_to_its_end_and_sees_no_hidden_card(
         me = _player(http)
         gid, _ = _bot_table(http, 3, delay_ms=120, human=me)
         auth = {"Authorization": f"Bearer {me['token']}"}
-        # The person's seat may have to deal or lead first: play it until a
-        # card lies on the table, so the miniature has one to draw.
+        # Play the person's seat until it is to play into a trick that holds
+        # a card: then the table waits for it, and the miniature has a card
+        # to draw however long the page takes to open.
         deadline = time.monotonic() + 30
-        while not ((info := http.get(f"/api/v1/games/{gid}", headers=auth).json())["view"] or {}).get("trick"):
-            assert time.monotonic() < deadline, "no card was ever played"
+        while True:
+            info = http.get(f"/api/v1/games/{gid}", headers=auth).json()
+            if (info["view"] or {}).get("trick") and info["legal_actions"]:
+                break
+            assert time.monotonic() < deadline, "the person was never to play into a trick with a card"
             if info["legal_actions"]:
                 body = {"action": rng.choice(info["legal_actions"]), "command_id": f"p{info['version']}"}
                 http.post(
