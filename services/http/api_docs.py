@@ -57,6 +57,7 @@ ROUTE_ERRORS: dict[str, tuple[int, ...]] = {
     "read_tournament": (),
     "standings": (),
     "round_tables": (),
+    "travellers": (409,),  # results_embargoed: the round asked for is in play
     "tournament_events": (),
     "tournament_stream": (),
     "leaderboard": (),

@@ -22,15 +22,18 @@ from services.app.games import embargo
 from services.app.games.service import GameService, now_ms
 from services.app.players import Player
 from services.app.ports import EventLog, PlayerNames, Transactions
+from services.app.ports.integrity import LogEvent
 from services.app.ports.jobs import Jobs
 from services.app.ports.notices import Notices
 from services.app.ports.tournaments import NewTournament, TournamentStore
 from services.app.tournaments.copies import Loaded, TournamentCopies
 from services.app.tournaments.rounds import Rounds, table_game_id
+from services.app.tournaments.travellers import Travellers, compare
+from services.app.upcast import current_names
 from services.infra import keys as K
 from services.infra.outages import OUTAGES
 
-__all__ = ["Loaded", "TournamentService"]
+__all__ = ["Loaded", "TournamentService", "Travellers"]
 
 log = logging.getLogger("hanamichi.tournaments")
 
@@ -271,3 +274,31 @@ class TournamentService:
                 for t in tables
             ],
         }
+
+    async def travellers(self, tournament_id: str, round_no: int | None = None) -> Travellers:
+        """The travellers of the duplicate deal groups of every ended round
+        (or of round `round_no`): services/app/tournaments/travellers.py.
+        The round in play is 409 `results_embargoed` (its tables' scores and
+        moves would tell the players of one table the cards of another)."""
+        loaded = await self.load(tournament_id)
+        state = loaded.state
+        withheld = state.round if embargo.round_withheld(state) else None
+        ended = [record.round for record in state.history]
+        if round_no is not None:
+            if round_no == withheld:
+                raise Conflict(embargo.CODE, embargo.MESSAGE)
+            if round_no not in ended:
+                raise NotFound("round_not_found", f"round {round_no} has not ended")
+            ended = [round_no]
+        if not state.settings.duplicate:
+            return Travellers(tournament_id=tournament_id, duplicate=False, groups=[], withheld_round=None)
+        logs: dict[str, list[LogEvent]] = {}
+        for record in state.history:
+            if record.round in ended:
+                for result in record.results:
+                    logs[result.game_id] = [
+                        LogEvent(e.version, e.type, e.data) for e in await self.store.read(result.game_id)
+                    ]
+        names = await current_names(self.names, [e.id for e in state.entrants if e.kind != "bot"])
+        groups = compare(get_game(state.settings.game), state, logs, names, ended)
+        return Travellers(tournament_id=tournament_id, duplicate=True, groups=groups, withheld_round=withheld)

@@ -16,7 +16,7 @@ from services.app.games.service import now_ms
 from services.app.players import Player
 from services.app.ratings import queries as ratings
 from services.app.tournaments import following
-from services.app.tournaments.service import TournamentService
+from services.app.tournaments.service import TournamentService, Travellers
 from services.app.upcast import with_current_names
 from services.http.routes.games import resume_point
 from services.http.schemas import MAX_ROUNDS, MAX_VERSION, ClientSeed, NewTournament
@@ -84,6 +84,20 @@ async def round_tables(
     return _tn(state).round_tables(await _tn(state).load(tournament_id), round_no)
 
 
+@get("/api/v1/tournaments/{tournament_id:str}/travellers")
+async def travellers(
+    state: State,
+    tournament_id: str,
+    round_no: Annotated[int | None, Parameter(query="round", ge=1, le=MAX_ROUNDS)] = None,
+) -> Travellers:
+    """A duplicate tournament's travellers: for each deal group of each ended
+    round (or of `round` only), every seat of the deal with each table's
+    score and place with those cards, and the first of the seat's moves
+    where the tables chose differently, with both replays' links
+    (docs/tournaments.md). 409 `results_embargoed` for the round in play."""
+    return await _tn(state).travellers(tournament_id, round_no)
+
+
 @get("/api/v1/tournaments/{tournament_id:str}/events")
 async def tournament_events(
     state: State, tournament_id: str, after: Annotated[int, Parameter(ge=0, le=MAX_VERSION)] = 0
@@ -135,6 +149,7 @@ ROUTES = [
     withdraw,
     standings,
     round_tables,
+    travellers,
     tournament_events,
     tournament_stream,
     leaderboard,
