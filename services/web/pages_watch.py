@@ -143,6 +143,9 @@ def tournament_page(tournament_id: str, request: Request) -> Response[str]:
     id="t-standings"></div></section>
   <section class="panel" aria-labelledby="rounds-h"><h2 id="rounds-h">{_("tn.f.rounds")}</h2><div
     id="t-rounds"></div></section>
+  <section class="panel" id="t-travellers-panel" aria-labelledby="travellers-h" hidden><h2
+    id="travellers-h">{_("tn.trav.title")}</h2><p class="hint">{_("tn.trav.intro")}</p><div
+    id="t-travellers"></div></section>
 """
     main = loading_main(_, "tournament", "tournament-id", tournament_id, "t", _("tn.title"), rest)
     return shell(_("tn.title"), main, ("tournament.js",), STYLES, page="tournament", request=request)

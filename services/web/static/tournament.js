@@ -1,6 +1,7 @@
 // A tournament's page (/tournaments/{id}): rules, entrants, live standings
 // with the tie-breaks, every round's tables with watch/replay links, your own
-// table highlighted, register/withdraw, the final ranking. Follows the
+// table highlighted, register/withdraw, the final ranking, a duplicate
+// tournament's deal comparison (travellers). Follows the
 // tournament's SSE stream and redraws on each event.
 import { api, currentPlayer, describe, follow, freshSeed } from "./api.js";
 import { h, countdown, fmtDate, ordinal, title } from "./watch-ui.js";
@@ -33,12 +34,14 @@ function rules(s) {
 
 function standingsTable(st, names) {
   if (!st.standings.length) return h("p", { class: "hint" }, t("tn.no_standings"));
-  return h("table", { class: "grid" }, h("caption", {}, st.final ? t("tn.final_ranking") : t("tn.after_round", { n: st.round })),
+  // Seven columns: scrolled inside their box on a phone, not widening the page.
+  const caption = st.final ? t("tn.final_ranking") : t("tn.after_round", { n: st.round });
+  return h("div", { class: "table-scroll", tabindex: "0", role: "group", "aria-label": caption }, h("table", { class: "grid" }, h("caption", {}, caption),
     h("thead", {}, h("tr", {}, [t("tn.col.place"), t("tn.col.entrant"), t("tn.points"), "Buchholz", t("tn.col.score"), t("tn.col.firsts"), t("tn.col.forfeits")].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, st.standings.map((r, i) => h("tr", { class: me && r.entrant === me.player_id ? "mine" : "" },
       h("td", {}, ordinal(r.place ?? i + 1)), h("th", { scope: "row" }, r.kind === "bot" ? names[r.entrant] || r.name : h("a", { href: `/players/${r.entrant}` }, r.name || r.entrant)),
       h("td", {}, String(r.points ?? "")), h("td", {}, String(r.buchholz ?? "")), h("td", {}, String(r.score ?? r.game_score ?? "")),
-      h("td", {}, String(r.firsts ?? "")), h("td", {}, String(r.forfeits ?? 0))))));
+      h("td", {}, String(r.firsts ?? "")), h("td", {}, String(r.forfeits ?? 0)))))));
 }
 
 // Knockout: the bracket, a column per round (CSS), each table a box with its
@@ -65,6 +68,36 @@ function dealGroups(r, names) {
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("tn.col.cards")), tables.map((tb) => h("th", { scope: "col" }, t("tn.table_n", { n: tb.table }))))),
     h("tbody", {}, tables[0].seats.map((_, s) => h("tr", {}, h("th", { scope: "row" }, t("tn.same_cards", { n: s + 1 })),
       tables.map((tb) => h("td", {}, names[tb.seats[s]] || t("tn.bot"))))))));
+}
+
+// Duplicate: the travellers of every ended round (GET .../travellers): per
+// deal group, a table per seat of the deal with what each table made of
+// those cards, and links to both replays at the first move where the
+// tables' play of them differed. The round in play shows nothing (the API
+// withholds it).
+function travellersView(answer, names) {
+  const out = [];
+  for (const g of answer.groups) {
+    out.push(h("h3", {}, t("tn.trav.group", { round: g.round, n: g.group })));
+    for (const seat of g.seats) {
+      const caption = t("tn.trav.seat", { n: seat.seat + 1 });
+      out.push(h("div", { class: "table-scroll", tabindex: "0", role: "group", "aria-label": caption }, h("table", { class: "grid traveller" },
+        h("caption", {}, caption),
+        h("thead", {}, h("tr", {}, [t("tn.trav.table"), t("tn.col.entrant"), t("tn.col.score"), t("tn.col.place"), t("tn.trav.difference")].map((c) => h("th", { scope: "col" }, c)))),
+        h("tbody", {}, seat.lines.map((line) => {
+          const d = line.first_difference;
+          return h("tr", { class: me && line.entrant === me.player_id ? "mine" : "" },
+            h("th", { scope: "row" }, h("a", { href: line.replay }, t("tn.table_n", { n: line.table }))),
+            h("td", {}, names[line.entrant] || line.name),
+            h("td", {}, String(line.score)), h("td", {}, ordinal(line.place)),
+            h("td", {}, d ? [h("a", { href: d.replay, class: "first-difference" }, t("tn.trav.first")), ` (${t("tn.trav.move", { n: d.move })}) · `,
+              h("a", { href: d.against_replay, class: "against" }, t("tn.trav.against", { n: d.against_table }))] : t("tn.trav.same")));
+        })))));
+    }
+  }
+  if (answer.withheld_round !== null) out.push(h("p", { class: "hint" }, t("tn.trav.withheld", { n: answer.withheld_round })));
+  if (!out.length) out.push(h("p", { class: "hint" }, t("tn.trav.none")));
+  return out;
 }
 
 async function roundsView(summary, names) {
@@ -123,6 +156,12 @@ async function render() {
   $("t-standings").replaceChildren(standingsTable(st, names));
   const rounds = await roundsView(summary, names);
   $("t-rounds").replaceChildren(...(rounds.nodes.length ? rounds.nodes : [h("p", { class: "hint" }, t("tn.no_round"))]));
+  const panel = $("t-travellers-panel");
+  panel.hidden = !s.duplicate || summary.round === 0;
+  if (!panel.hidden) {
+    const answer = await api(`/api/v1/tournaments/${tid}/travellers`);
+    $("t-travellers").replaceChildren(...travellersView(answer, names));
+  }
   const my = $("my-table");
   my.hidden = !rounds.mine;
   if (rounds.mine) my.replaceChildren(h("a", { class: "button", href: `/games/${rounds.mine.game_id}` }, t("tn.go_to_table")));
