@@ -13,7 +13,7 @@ from engines.core import Chance, Ctx
 from engines.registry import get_game
 from engines.tournament.state import RoundRecord
 from services.app.ports.integrity import LogEvent
-from services.app.tournaments.travellers import compare
+from services.app.tournaments.travellers import compare, played
 
 GAME = get_game("kabuki-tricks")
 SEATS = 4
@@ -96,9 +96,9 @@ def _result(table: int, game_id: str, log: list[LogEvent]) -> tn.TableFinished:
 def test_the_first_difference_is_the_first_move_where_the_tables_chose_otherwise():
     same, same_played = _play(11, None)
     other, other_played = _play(11, (1, 3))  # seat 1's third move with a choice goes the other way
-    logs = {"game-1": same, "game-2": other}
+    logs = {"game-1": played(GAME, same), "game-2": played(GAME, other)}
     results = [_result(1, "game-1", same), _result(2, "game-2", other)]
-    [group] = compare(GAME, _state(results), logs, {"a": "Ana"}, [1])
+    [group] = compare(_state(results), logs, {"a": "Ana"}, [1])
     assert (group.round, group.group, group.tables) == (1, 1, [1, 2])
     assert [s.seat for s in group.seats] == [0, 1, 2, 3]
     ends = (len(same), len(other))
@@ -135,9 +135,9 @@ def test_the_first_difference_is_the_first_move_where_the_tables_chose_otherwise
 
 def test_identical_play_has_no_difference_and_only_the_rounds_asked_for_are_compared():
     log, _ = _play(5, None)
-    logs = {"game-1": log, "game-2": log}
+    logs = {"game-1": played(GAME, log), "game-2": played(GAME, log)}
     state = _state([_result(1, "game-1", log), _result(2, "game-2", log)])
-    [group] = compare(GAME, state, logs, {}, [1])
+    [group] = compare(state, logs, {}, [1])
     assert all(line.first_difference is None for seat in group.seats for line in seat.lines)
     # The round in play (2) is not in the history: nothing of it, whatever is asked.
-    assert compare(GAME, state, logs, {}, [2]) == []
+    assert compare(state, logs, {}, [2]) == []

@@ -10,12 +10,13 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
 import msgspec
 
 import engines.tournament as tn
-from engines.core import OptionsError, RuleError, commitment
+from engines.core import Game, OptionsError, RuleError, commitment
 from engines.registry import get_game
 from services.app.errors import SEED_REFUSED, BadRequest, Conflict, NotFound, Unprocessable
 from services.app.games import embargo
@@ -28,7 +29,7 @@ from services.app.ports.notices import Notices
 from services.app.ports.tournaments import NewTournament, TournamentStore
 from services.app.tournaments.copies import Loaded, TournamentCopies
 from services.app.tournaments.rounds import Rounds, table_game_id
-from services.app.tournaments.travellers import Travellers, compare
+from services.app.tournaments.travellers import Played, Travellers, compare, played
 from services.app.upcast import current_names
 from services.infra import keys as K
 from services.infra.outages import OUTAGES
@@ -38,6 +39,10 @@ __all__ = ["Loaded", "TournamentService", "Travellers"]
 log = logging.getLogger("hanamichi.tournaments")
 
 MAX_TABLES_PER_ROUND = 1024  # looked for among the finished tables when a round ends
+# Finished tables' logs read back into moves for the travellers (a log of an
+# ended round never changes, and reading one back costs the engine ~15 ms):
+# kept for the newest this many tables.
+PLAYED_KEPT = 512
 
 
 class TournamentService:
@@ -69,6 +74,7 @@ class TournamentService:
         self.record_table = self.rounds.record_table
         self.ensure_tables = self.rounds.ensure_tables
         self.on_game_commit = self.rounds.on_game_commit
+        self._played: OrderedDict[str, Played] = OrderedDict()
 
     # --- commands ------------------------------------------------------------------
 
@@ -292,13 +298,23 @@ class TournamentService:
             ended = [round_no]
         if not state.settings.duplicate:
             return Travellers(tournament_id=tournament_id, duplicate=False, groups=[], withheld_round=None)
-        logs: dict[str, list[LogEvent]] = {}
+        game = get_game(state.settings.game)
+        games: dict[str, Played] = {}
         for record in state.history:
             if record.round in ended:
                 for result in record.results:
-                    logs[result.game_id] = [
-                        LogEvent(e.version, e.type, e.data) for e in await self.store.read(result.game_id)
-                    ]
+                    games[result.game_id] = await self._played_table(game, result.game_id)
         names = await current_names(self.names, [e.id for e in state.entrants if e.kind != "bot"])
-        groups = compare(get_game(state.settings.game), state, logs, names, ended)
+        groups = compare(state, games, names, ended)
         return Travellers(tournament_id=tournament_id, duplicate=True, groups=groups, withheld_round=withheld)
+
+    async def _played_table(self, game: Game, game_id: str) -> Played:
+        """A finished table of an ended round, read back into moves once."""
+        if game_id in self._played:
+            self._played.move_to_end(game_id)
+            return self._played[game_id]
+        log = [LogEvent(e.version, e.type, e.data) for e in await self.store.read(game_id)]
+        out = self._played[game_id] = played(game, log)
+        while len(self._played) > PLAYED_KEPT:
+            self._played.popitem(last=False)
+        return out

@@ -18,7 +18,7 @@ Nothing here is shown of a round that has not ended: the caller
 (`TournamentService.travellers`) hands in only the rounds in the
 tournament's history, and answers 409 `results_embargoed` for the round in
 play (services/app/games/embargo.py). `compare` is a pure function of the
-tournament's state and the games' logs."""
+tournament's state and the games' logs (`played` reads each log once)."""
 
 from __future__ import annotations
 
@@ -80,6 +80,20 @@ class Travellers(msgspec.Struct, frozen=True):
     withheld_round: int | None  # a duplicate round in play: compared once it ends
 
 
+class Played(msgspec.Struct, frozen=True):
+    """What the comparison reads of one finished game's log: every seat's
+    moves (which seat did what, at which version) and the log's last version."""
+
+    moves: list[Move]
+    last_version: int
+
+
+def played(game: Game, log: Sequence[LogEvent]) -> Played:
+    """A finished table's log read back into moves (the engine's legal
+    actions say which seat made each: services/app/integrity/replay.py)."""
+    return Played(moves=moves_from_log(game, log), last_version=max((e.version for e in log), default=0))
+
+
 def replay_url(game_id: str, version: int) -> str:
     return f"/games/{game_id}/replay?at={version}"
 
@@ -104,15 +118,14 @@ def first_difference(
 
 
 def compare(
-    game: Game,
     state: tn.State,
-    logs: Mapping[str, Sequence[LogEvent]],
+    games: Mapping[str, Played],
     names: Mapping[str, str],
     rounds: Sequence[int],
 ) -> list[DealGroup]:
     """The travellers of every deal group of `rounds` (ended rounds of the
-    tournament's history; any other is skipped). `logs`: each table's game
-    stream by game id; `names`: entrant id -> name now."""
+    tournament's history; any other is skipped). `games`: each table's log
+    read back (`played`) by game id; `names`: entrant id -> name now."""
     by_id = {e.id: e for e in state.entrants}
     out: list[DealGroup] = []
     for record in state.history:
@@ -125,8 +138,8 @@ def compare(
                 groups.setdefault(table.group, []).append(table)
         for group, tables in sorted(groups.items()):
             tables.sort(key=lambda t: t.table)
-            moves = {t.table: moves_from_log(game, logs[results[t.table].game_id]) for t in tables}
-            ends = {t.table: max((e.version for e in logs[results[t.table].game_id]), default=0) for t in tables}
+            moves = {t.table: games[results[t.table].game_id].moves for t in tables}
+            ends = {t.table: games[results[t.table].game_id].last_version for t in tables}
             seats = []
             for seat in range(len(tables[0].seats)):
                 lines = []
