@@ -13,11 +13,12 @@ import random
 import time
 import uuid
 
+import msgspec
 import pytest
 
 from services.app.errors import ServiceError
 from services.app.players import Player
-from services.app.tournaments.service import table_game_id
+from services.app.tournaments.service import Travellers, table_game_id
 from services.bootstrap import Runtime
 from services.config import Settings
 from tests.service.client import ApiClient
@@ -140,6 +141,14 @@ async def test_travellers_are_withheld_in_play_then_match_the_games_logs(server,
         answer = (await anon.get(f"/api/v1/tournaments/{tid}/travellers")).json()
         assert answer == (await anon.get(f"/api/v1/tournaments/{tid}/travellers", round=1)).json()
         assert answer["duplicate"] and answer["withheld_round"] is None
+        # The answer is the Struct the OpenAPI document is generated from, field for field.
+        assert msgspec.to_builtins(msgspec.convert(answer, Travellers)) == answer
+        schema = (await anon.get("/schema/openapi.json")).json()
+        route = schema["paths"]["/api/v1/tournaments/{tournament_id}/travellers"]["get"]
+        assert {"200", "404", "409"} <= set(route["responses"])
+        assert route["responses"]["200"]["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/Travellers"
+        }
         [group] = answer["groups"]
         assert (group["round"], group["group"], group["tables"]) == (1, state.tables[0].group, [1, 2])
 
