@@ -59,7 +59,7 @@ export function trickEl(ctx, { plays, winner = null, label, empty }, cell = () =
 }
 
 /** A result or score table folded away where the page folds them (ctx.fold, table.js); elsewhere as it is. */
-export const fold = (ctx, el) => (ctx.fold ? ctx.fold(el) : el);
+export const fold = (ctx, el, how = {}) => (ctx.fold ? ctx.fold(el, how) : el);
 
 /**
  * What lies on the table (ctx.memo from the module's `track`): `{kept}`, a

@@ -55,15 +55,16 @@ function names(seat) {
 const ctx = { h, cardEl, name: names, ordinal, now: () => Date.now() + offsetMs, memo: {}, fold };
 
 // A result or score table on the felt folds away (closed on a phone, open
-// from 800 px wide); whether the person opened or closed it is kept across
-// renders. `el`: an element whose first child is its title.
+// from 800 px wide unless `open: false`: a title that says it all); whether
+// the person opened or closed it is kept across renders. `el`: an element
+// whose first child is its title.
 const wide = matchMedia("(min-width: 800px)");
 const folds = new Map();
-function fold(el) {
+function fold(el, { open = true } = {}) {
   const kids = [...el.childNodes];
   const key = kids[0].textContent;
   const d = h("details", { class: el.className }, h("summary", {}, kids[0]), kids.slice(1));
-  d.open = folds.has(key) ? folds.get(key) : wide.matches;
+  d.open = folds.has(key) ? folds.get(key) : open && wide.matches;
   d.addEventListener("toggle", () => folds.set(key, d.open));
   // A table wider than a phone scrolls sideways: a Tab stop, so the keyboard can scroll it too.
   for (const table of d.querySelectorAll("table")) table.tabIndex = 0;
@@ -217,7 +218,9 @@ function renderBoard() {
   // Results and scores get a row of their own; so does all of it on a phone
   // with seats at the sides (the middle is the trick's then).
   const notes = centre.filter((el) => el.tagName === "DETAILS" || (n >= 4 && !wide.matches && !trick.none));
-  const mid = h("div", { class: trick.none ? "mid no-trick" : "mid" }, h("div", { class: "centre" }, centre.filter((el) => !notes.includes(el))), trick.none ? null : group);
+  // Two seats across (three players): each half of the middle is under its plate.
+  const across = at.filter((p) => p.slot === "top").length;
+  const mid = h("div", { class: `mid${trick.none ? " no-trick" : ""}${across === 2 ? " across-2" : ""}` }, h("div", { class: "centre" }, centre.filter((el) => !notes.includes(el))), trick.none ? null : group);
   const plates = seatPlates(at, n);
   // A kept trick about to go (the next card led): where its cards were, so they can fly to the winner.
   const leaving = seenWinner !== null && winner === null && !reducedMotion.matches

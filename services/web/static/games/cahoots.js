@@ -23,17 +23,25 @@ export const handCard = (ctx, c) => card(ctx, c, false);
 
 /** The board of the replay and the live miniatures: mid-table, then the trick. */
 export function board(v, info, ctx) {
-  return [...centre(v, info, ctx), trickEl(ctx, plays(v, info, ctx))];
+  const { h } = ctx;
+  const known = v.known_hands.flatMap((cards, s) => cards.length ? [h("p", {}, t("ch.known", { name: ctx.name(s) }) + " ", cards.map((c) => card(ctx, c, true)))] : []);
+  return [...centre(v, info, ctx), ...known, trickEl(ctx, plays(v, info, ctx))];
 }
 
 // --- the table page's hooks (table.js places them) ---
 
 export const handSize = (v, seat) => v.hand_sizes[seat] || 0;
 
-/** What goes on a seat's plate: points, identity card and its suits, who starts. */
-export function seatInfo(v, seat) {
-  const bits = [tp("unit.points", v.scores[seat]), t("ch.identity", { n: v.identities[seat] + 1, suits: suitList(v.identity_suits[seat]) })];
+/** What goes on a seat's plate: points, identity card and its suits, who
+ * starts, and the cards it kept (back in its hand, known to all: CH-4, CH-9). */
+export function seatInfo(v, seat, info, ctx) {
+  const identity = t("ch.identity", { n: v.identities[seat] + 1, suits: suitList(v.identity_suits[seat]) });
+  // On the plate by the suits' marks (a phone's side plate is 5 rem wide); said in words.
+  const short = `I${v.identities[seat] + 1} ${v.identity_suits[seat].map((s) => MARK[s]).join("")}`;
+  const bits = [tp("unit.points", v.scores[seat]), ctx ? ctx.h("span", { role: "img", "aria-label": identity, title: identity }, short) : identity];
   if (seat === v.start) bits.push(t("ch.starts_trick"));
+  const known = v.known_hands[seat] || [];
+  if (known.length && ctx) bits.push(ctx.h("span", { class: "known" }, ctx.h("span", { class: "known-label" }, t("ch.known_plate")), " ", known.map((c) => card(ctx, c, true))));
   return bits;
 }
 
@@ -53,14 +61,15 @@ export function centre(v, info, ctx) {
   const out = [h("p", { class: "round" }, t("ch.trick_line", { trick: Math.min(v.trick, 11), phase: phaseText(v.phase) })
     + (v.reserve_size ? ` · ${t("ch.reserve", { cards: tp("unit.cards", v.reserve_size) })}` : ""))];
   if (v.pool.length) out.push(h("p", {}, t("ch.pool") + " ", v.pool.map((c) => card(ctx, c, true))));
-  v.known_hands.forEach((cards, s) => {
-    if (cards.length) out.push(h("p", {}, t("ch.known", { name: ctx.name(s) }) + " ", cards.map((c) => card(ctx, c, true))));
-  });
   const last = v.last_trick;
   if (last) {
-    out.push(fold(ctx, h("div", { class: "reveal" }, h("h3", {}, t("ch.scored_h", { trick: last.trick })),
+    // Every trick is scored: its line says who scored (the table behind it
+    // opens on a click), so the hand stays on screen.
+    const gains = last.points.flatMap((p, s) => (p ? [`${ctx.name(s)} +${p}`] : [])).join(", ") || t("common.none");
+    const line = t("ch.scored_line", { trick: last.trick, suits: suitList(last.winning_suits) || t("common.none"), points: gains });
+    out.push(fold(ctx, h("div", { class: "reveal" }, h("h3", {}, line),
       h("p", {}, t("ch.winning", { suits: suitList(last.winning_suits) || t("common.none") })),
-      grid(null, [t("common.player"), t("ch.identity_suits"), t("ch.points")], last.points.map((p, s) => [ctx.name(s), suitList(v.identity_suits[s]), String(p)])))));
+      grid(null, [t("common.player"), t("ch.identity_suits"), t("ch.points")], last.points.map((p, s) => [ctx.name(s), suitList(v.identity_suits[s]), String(p)]))), { open: false }));
   }
   return out;
 }
