@@ -262,9 +262,12 @@ def _port_block() -> range:
     """This test run's own ports, below the kernel's ephemeral range (32768
     and up, where outgoing connections take theirs). A port is handed to a
     child that binds it later, so "nobody listens now" is not enough: runs
-    at once (by pid) take disjoint blocks rather than overlapping ones."""
+    at once take disjoint blocks rather than overlapping ones: a pytest-xdist
+    worker by its number (gw0, gw1, ...), any other run by its pid."""
     size = 1400
-    start = 18000 + (os.getpid() % 10) * size  # 18000-31999
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    slot = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else os.getpid()
+    start = 18000 + (slot % 10) * size  # 18000-31999
     return range(start, start + size)
 
 
