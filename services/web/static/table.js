@@ -229,6 +229,7 @@ function renderBoard() {
   renderRecall();
   if (leaving.length) gather(leaving, seenWinner);
   motion(figs, winner);
+  showPending();
 }
 
 // Motion where it explains (never awaited, never with reduced motion): a new
@@ -609,11 +610,18 @@ function fmt(ms) {
 
 function onMove(item) {
   const b = buttons.get(item.key);
-  fromRect = b && b.querySelector(".card") ? b.querySelector(".card").getBoundingClientRect() : null;
+  const face = b && b.querySelector(".card");
+  fromRect = face ? face.getBoundingClientRect() : null;
   const legal = info.legal_actions || [];
   if (item.dialog) return openDialog(item, legal.filter(item.dialog.filter));
   const action = legal.find(item.match);
-  if (action) send(action);
+  if (!action) return;
+  // A card clicked is a card played: it lies on the table at once, as at a
+  // real one (the button was enabled because the server offers exactly this
+  // move); the server's answer confirms it, a refusal takes it back.
+  if (face && mod.plays) pending = face.cloneNode(true);
+  send(action);
+  if (pending) showPending();
 }
 
 async function send(action) {
@@ -625,11 +633,41 @@ async function send(action) {
     minVersion = Math.max(minVersion, accepted.version);
     keepReceipt(gameId, accepted.version, accepted.chain_head);
   } catch (err) {
+    if (pending) { pending = null; renderBoard(); }
     showError(err);
   } finally {
     sending = false;
   }
   refresh();
+}
+
+// The card this person has just played, until the board shows it from the
+// server's events (renderBoard draws the felt anew and puts it back meanwhile).
+let pending = null;
+
+function showPending() {
+  const me = info.your_seat;
+  const group = regions.board.querySelector(".mid > .trick:not(.completed)");
+  if (!pending || me === null || me === undefined || !group) return;
+  const label = pending.getAttribute("aria-label");
+  const mine = [...group.querySelectorAll(`figure[data-seat="${me}"] [role=img]`)];
+  if (mine.some((c) => c.getAttribute("aria-label") === label)) {
+    pending = null; // the events have it now
+    return;
+  }
+  const n = info.view && mod.seatCount ? mod.seatCount(info.view, info) : info.seats.length;
+  group.querySelector(":scope > .hint")?.remove();
+  const fig = h("figure", { class: `at-${places(n, me)[me].card} pending`, "data-seat": me }, pending.cloneNode(true),
+    h("figcaption", {}, h("span", { class: "who" }, names(me))));
+  group.append(fig);
+  if (fromRect && !reducedMotion.matches) {
+    const to = fig.getBoundingClientRect();
+    const dx = fromRect.left + fromRect.width / 2 - (to.left + to.width / 2);
+    const dy = fromRect.top + fromRect.height / 2 - (to.top + to.height / 2);
+    fig.animate([{ transform: `translate(${dx}px, ${dy}px) scale(0.8)` }, { transform: "none" }], { duration: 220, easing: "ease-out" });
+  }
+  fromRect = null;
+  seenPlays.set(me, label); // the events' drawing of it does not fly in a second time
 }
 
 function showError(err) {
