@@ -22,6 +22,7 @@ from services.app.tournaments.service import table_game_id
 from services.bootstrap import Runtime
 from services.config import Settings
 from tests.service.client import ApiClient, SseReader
+from tests.service.tournament_play import one_duplicate_round_with_a_person
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -126,26 +127,7 @@ async def test_a_duplicate_round_shows_nothing_of_its_finished_tables_until_it_e
     runtime = await Runtime.open(Settings(database_url=database_url, redis_url=redis_url, table_bot_delay_ms=0))
     stream_task = None
     try:
-        person = await ApiClient.register(server.base_url, "duplicate player")
-        player = Player(person.player_id, "duplicate player", "human")
-        loaded = await runtime.tournaments.create(
-            None,
-            {
-                "game": "kabuki-tricks",
-                "start_ms": int(time.time() * 1000) + 300,
-                "table_size": 4,
-                "format": "swiss",
-                "rounds": 1,
-                "duplicate": True,
-                "bots": "fill",
-                "fill_to": 8,
-                "ranked": False,
-            },
-        )
-        tid = loaded.tournament_id
-        await runtime.tournaments.register(player, tid)
-        await asyncio.sleep(0.4)
-        assert await runtime.tournaments.start(tid)
+        person, player, tid = await one_duplicate_round_with_a_person(runtime, server.base_url, "duplicate player")
         state = (await runtime.tournaments.load(tid)).state
         assert state.status == "running" and len(state.tables) == 2
         assert state.tables[0].group == state.tables[1].group  # one deal at both tables

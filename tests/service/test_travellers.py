@@ -22,6 +22,7 @@ from services.app.tournaments.service import Travellers, table_game_id
 from services.bootstrap import Runtime
 from services.config import Settings
 from tests.service.client import ApiClient
+from tests.service.tournament_play import one_duplicate_round_with_a_person
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -86,28 +87,7 @@ def _check_difference(line: dict, logs: dict[str, list[dict]], seat: int) -> Non
 async def test_travellers_are_withheld_in_play_then_match_the_games_logs(server, database_url, redis_url):
     runtime = await Runtime.open(Settings(database_url=database_url, redis_url=redis_url, table_bot_delay_ms=0))
     try:
-        person = await ApiClient.register(server.base_url, "traveller player")
-        player = Player(person.player_id, "traveller player", "human")
-        loaded = await runtime.tournaments.create(
-            None,
-            {
-                "game": "kabuki-tricks",
-                "start_ms": int(time.time() * 1000) + 300,
-                "table_size": 4,
-                "format": "swiss",
-                "rounds": 1,
-                "duplicate": True,
-                "bots": "fill",
-                "fill_to": 8,
-                "ranked": False,
-            },
-        )
-        tid = loaded.tournament_id
-        await runtime.tournaments.register(player, tid)
-        deadline = time.monotonic() + 10
-        while not await runtime.tournaments.start(tid):
-            assert time.monotonic() < deadline, "the tournament did not start"
-            await asyncio.sleep(0.05)
+        person, player, tid = await one_duplicate_round_with_a_person(runtime, server.base_url, "traveller player")
         state = (await runtime.tournaments.load(tid)).state
         assert len(state.tables) == 2 and state.tables[0].group == state.tables[1].group
         games = {t.table: table_game_id(tid, 1, t.table) for t in state.tables}

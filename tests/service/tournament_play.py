@@ -10,6 +10,7 @@ import random
 import time
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 import msgspec
@@ -245,3 +246,35 @@ async def assert_every_event_once(reader: SseReader, final: int) -> list[int]:
     )
     assert reader.messages[-1]["event"] == "end"
     return versions
+
+
+async def one_duplicate_round_with_a_person(runtime, base_url: str, name: str) -> tuple[ApiClient, Any, str]:
+    """A one-round duplicate Kabuki Tricks tournament of two 4-seat tables
+    (one deal at both), a person registered and the rest house bots, started
+    once its start time has come. The person's client, the person as the
+    service's Player, and the tournament id."""
+    from services.app.players import Player
+
+    person = await ApiClient.register(base_url, name)
+    loaded = await runtime.tournaments.create(
+        None,
+        {
+            "game": "kabuki-tricks",
+            "start_ms": int(time.time() * 1000) + 300,
+            "table_size": 4,
+            "format": "swiss",
+            "rounds": 1,
+            "duplicate": True,
+            "bots": "fill",
+            "fill_to": 8,
+            "ranked": False,
+        },
+    )
+    tid = loaded.tournament_id
+    player = Player(person.player_id, name, "human")
+    await runtime.tournaments.register(player, tid)
+    deadline = time.monotonic() + 10
+    while not await runtime.tournaments.start(tid):
+        assert time.monotonic() < deadline, "the tournament did not start"
+        await asyncio.sleep(0.05)
+    return person, player, tid
