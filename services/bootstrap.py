@@ -234,7 +234,7 @@ async def open_runtime(settings: Settings) -> Runtime:
     quick_play = QuickPlay(PgQuickPlay(pool), ratings, games, transactions, settings.quick_play)
     fair_play = FairPlay(lobby)  # abandonment's price: completion rate and cooldown
     # Post-game analyses; only a worker runs them (open_worker gives the child runner).
-    analyses = Analyses(PgAnalyses(pool), games, scheduler)
+    analyses = Analyses(PgAnalyses(pool), games, scheduler, requests_per_window=settings.analysis_requests_per_hour)
     if not settings.analyse_on_request_only:
         tournaments.round_ended.append(analyses.request_round)  # a round's games, analysed first
     bus = MessageBus(

@@ -127,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     analyse.add_argument("--calibrate", action="store_true", help="time a 4-player game of each trick game's analysis")
     analyse.add_argument("--games", type=int, default=200, help="--validate: games per game")
     analyse.add_argument("--seed", type=int, default=1, help="--validate: the games' seed")
+    analyse.add_argument(
+        "--game", dest="game_names", action="append", help="--validate: this game only (repeatable; default: all four)"
+    )
     analyse.set_defaults(run=_lazy("analyse", "analyse_cmd"), parser=analyse)
 
     from services.kit.cli import add_kit_parsers

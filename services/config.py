@@ -92,6 +92,8 @@ class Settings:
     # Post-game analyses only when someone asks for one: a tournament round's
     # games are otherwise queued when the round ends.
     analyse_on_request_only: bool = False
+    # New post-game analyses one player (or address) may ask for in an hour.
+    analysis_requests_per_hour: int = 30
     # A standalone worker's own /metrics port (k8s); None: none.
     metrics_port: int | None = None
 
@@ -144,6 +146,7 @@ class Settings:
             access_log=_flag(env, "HANAMICHI_ACCESS_LOG"),
             log_summary_s=float(env.get("HANAMICHI_LOG_SUMMARY_S", "300")),
             analyse_on_request_only=_flag(env, "HANAMICHI_ANALYSE_ON_REQUEST_ONLY"),
+            analysis_requests_per_hour=int(env.get("HANAMICHI_ANALYSIS_REQUESTS_PER_HOUR", "30")),
             metrics_port=int(env["HANAMICHI_METRICS_PORT"]) if env.get("HANAMICHI_METRICS_PORT") else None,
         )
 

@@ -114,11 +114,17 @@ def database_url(servers):
 
 @pytest.fixture(scope="session")
 def redis_url(servers):
-    _, base = servers
-    # A database index per session (1-15) keeps runs apart: the arq queue and
-    # the fan-out stream have fixed names, so a worker of another run (or a
-    # bench) sharing the index would take this run's jobs. Claim an index
-    # nobody uses (empty, marked as ours), starting from one picked by pid.
+    with fresh_redis_db(servers[1]) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def fresh_redis_db(base: str) -> Iterator[str]:
+    """A Redis database index of its own (1-15), emptied afterwards: the arq
+    queue and the fan-out stream have fixed names, so a worker of another run
+    (or a bench, or another stack of this run) sharing the index would take
+    its jobs. Claims an index nobody uses (empty, marked as ours), starting
+    from one picked by pid."""
     import redis
 
     marker, token = "hanamichi:test-session", f"{os.getpid()}:{uuid.uuid4().hex}"
@@ -139,13 +145,15 @@ def redis_url(servers):
     client.flushdb()
     client.set(marker, token, ex=3600)
     client.close()
-    yield url
-    client = redis.Redis.from_url(url)
     try:
-        if client.get(marker) == token.encode():
-            client.flushdb()
+        yield url
     finally:
-        client.close()
+        client = redis.Redis.from_url(url)
+        try:
+            if client.get(marker) == token.encode():
+                client.flushdb()
+        finally:
+            client.close()
 
 
 class ChildProcess:

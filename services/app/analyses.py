@@ -7,7 +7,7 @@ CPU work run in a child process).
   games (`request_round`), at priority 0; a game in progress, or a duplicate
   deal still played elsewhere (the embargo), is never queued.
 - New requests are limited per requester (a player, or a client address when
-  anonymous): `REQUESTS_PER_WINDOW` per `WINDOW_MS`; reading an analysis that
+  anonymous): `requests_per_window` (30) per `WINDOW_MS` (an hour); reading an analysis that
   exists is never limited.
 - The job claims the next record (tournament games first, then oldest
   request), runs it under a wall budget, stores the result, and queues itself
@@ -61,6 +61,7 @@ class Analyses:
         clock: Callable[[], int] = now_ms,
         budget_s: float = BUDGET_S,
         version: int = ANALYSIS_VERSION,
+        requests_per_window: int = REQUESTS_PER_WINDOW,
     ) -> None:
         self.store = store
         self.games = games
@@ -70,6 +71,7 @@ class Analyses:
         self.budget_s = budget_s
         self.stale_ms = int(budget_s * 1000) + STALE_AFTER_BUDGET_MS
         self.version = version
+        self.requests_per_window = requests_per_window
         self.busy = False  # one analysis at a time in this process
         self._ids = itertools.count()
 
@@ -81,20 +83,21 @@ class Analyses:
             raise Conflict("game_in_progress", "a game is analysed once it has ended")
         embargo.check(table, None, whole=True)  # a duplicate deal still played at other tables
 
-    async def read(self, game_id: str, requester: str) -> AnalysisRecord:
+    async def read(self, game_id: str, requester: str, request: bool = True) -> AnalysisRecord | None:
         """The game's analysis record, requested at priority 1 when there is
-        none (which the requester's rate limit counts)."""
+        none (which the requester's rate limit counts); without `request`,
+        None when there is none, and nothing is queued."""
         await self._finished(game_id)
         record = await self.store.get(game_id, self.version)
-        if record is not None:
+        if record is not None or not request:
             return record
         now = self.clock()
         recent = await self.store.requests_since(requester, now - WINDOW_MS)
-        if len(recent) >= REQUESTS_PER_WINDOW:
+        if len(recent) >= self.requests_per_window:
             retry_after_s = max(1, -(-(recent[0] + WINDOW_MS - now) // 1000))
             raise AnalysisRateLimited(
                 "analysis_rate_limited",
-                f"{REQUESTS_PER_WINDOW} new analyses an hour may be asked for; try again in {retry_after_s} s",
+                f"{self.requests_per_window} new analyses an hour may be asked for; try again in {retry_after_s} s",
                 retry_after_s=retry_after_s,
             )
         record = await self.store.request(game_id, self.version, 1, requester, now)

@@ -7,8 +7,8 @@ from services.app.commands import ReadAnalysis, RunAnalysis
 from services.app.ports.analyses import AnalysisRecord
 
 
-async def read_analysis(cmd: ReadAnalysis, analyses: Analyses) -> AnalysisRecord:
-    return await analyses.read(cmd.game_id, cmd.requester)
+async def read_analysis(cmd: ReadAnalysis, analyses: Analyses) -> AnalysisRecord | None:
+    return await analyses.read(cmd.game_id, cmd.requester, cmd.request)
 
 
 async def run_analysis(cmd: RunAnalysis, analyses: Analyses) -> str | None:

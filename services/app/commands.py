@@ -199,10 +199,11 @@ class RecordTable(msgspec.Struct, frozen=True):
 class ReadAnalysis(msgspec.Struct, frozen=True):
     """Someone reads a finished game's post-game analysis; one never asked
     for is requested for them (`requester`: `player:<id>` or `ip:<address>`,
-    whose rate limit counts it)."""
+    whose rate limit counts it), unless `request` is False (only a look)."""
 
     game_id: str
     requester: str
+    request: bool = True
 
 
 class RunAnalysis(msgspec.Struct, frozen=True):

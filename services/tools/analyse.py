@@ -80,9 +80,9 @@ def analyse_cmd(args: argparse.Namespace) -> int:
         print(render_timings(*timings(4, args.seed)))
         return 0
     if args.validate:
-        from services.tools.analysis_validation import render, validate
+        from services.tools.analysis_validation import GAMES, render, validate
 
-        print(render(validate(args.games, args.seed, args.worlds)))
+        print(render(validate(args.games, args.seed, args.game_names or GAMES)))
         return 0
     if not args.export:
         args.parser.error("an export file is required (or --validate)")

@@ -17,8 +17,8 @@ from pathlib import Path
 import httpx
 from playwright.sync_api import expect
 
+from tests.service.bot_tables import bot_table, wait_finished
 from tests.web.test_accessibility_web import WIDER_THAN_SCREEN, axe_findings
-from tests.web.test_watch_web import _bot_table, _wait_finished
 
 SHOTS = Path(__file__).parent / "artifacts"
 
@@ -42,8 +42,8 @@ def _pct(x: float) -> str:
 
 def test_the_replay_shows_the_analysis_in_step_with_the_board(new_context, live):
     with httpx.Client(base_url=live.base_url, timeout=30) as http:
-        gid, _ = _bot_table(http, 3, delay_ms=0)
-        _wait_finished(http, gid)
+        gid, _ = bot_table(http, 3, delay_ms=0)
+        wait_finished(http, gid)
         page = new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True).new_page()
         page.goto(f"/games/{gid}/replay?at=0")
         page.get_by_role("heading", name="Replay: Kabuki Tricks").wait_for()
@@ -106,7 +106,7 @@ def test_the_replay_shows_the_analysis_in_step_with_the_board(new_context, live)
 
 def test_a_game_in_progress_says_when_its_analysis_comes_and_asks_for_none(new_context, live):
     with httpx.Client(base_url=live.base_url, timeout=30) as http:
-        gid, _ = _bot_table(http, 3, delay_ms=600)
+        gid, _ = bot_table(http, 3, delay_ms=600)
         page = new_context().new_page()
         asked: list[str] = []
         page.on("request", lambda r: asked.append(r.url) if r.url.endswith("/analysis") else None)

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.web.conftest import unique_name
+from tests.service.bot_tables import bot_table, new_player, wait_finished
 
 SHOTS = Path(__file__).parent / "artifacts"
 SUITS = ["green", "purple", "orange", "blue"]
@@ -116,51 +116,6 @@ def _shot(page, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
-def _player(http: httpx.Client) -> dict:
-    return http.post("/api/v1/players", json={"name": unique_name("watch")}).json()
-
-
-def _bot_table(
-    http: httpx.Client,
-    players: int,
-    delay_ms: int,
-    ranked: bool = False,
-    human: dict | None = None,
-    game: str = "kabuki-tricks",
-    options: dict | None = None,
-) -> tuple[str, dict]:
-    """A table of house bots (with `human` in seat 0 if given), Kabuki Tricks unless told."""
-    host = human or _player(http)
-    auth = {"Authorization": f"Bearer {host['token']}"}
-    r = http.post(
-        "/api/v1/games",
-        json={"game": game, "players": players, "ranked": ranked, "bot_delay_ms": delay_ms, "options": options or {}},
-        headers=auth,
-    )
-    assert r.status_code == 201, r.text
-    gid = r.json()["game_id"]
-    first = 0
-    if human:
-        assert http.post(f"/api/v1/games/{gid}/seats", json={"seat": 0}, headers=auth).status_code == 200
-        first = 1
-    for seat in range(first, players):
-        assert (
-            http.post(f"/api/v1/games/{gid}/bots", json={"seat": seat, "bot": "random"}, headers=auth).status_code
-            == 200
-        )
-    return gid, host
-
-
-def _wait_finished(http: httpx.Client, gid: str, timeout: float = 60) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        info = http.get(f"/api/v1/games/{gid}").json()
-        if info["status"] == "finished":
-            return info
-        time.sleep(0.1)
-    raise AssertionError(f"game {gid} did not finish")
-
-
 def _leaks(payload, where: str) -> list[str]:
     """Hidden things a spectator must never receive while the game runs:
     a hand in a view, another seat's dealt cards, the seed, salt or decks."""
@@ -192,8 +147,8 @@ def test_a_spectator_follows_a_bot_game_live_to_its_end_and_sees_no_hidden_card(
         # A person in seat 0 (played by this test over HTTP) holds the game
         # until the spectator is watching: bots alone could finish it while
         # the browser is still on Live now.
-        me = _player(http)
-        gid, _ = _bot_table(http, 3, delay_ms=120, human=me)
+        me = new_player(http)
+        gid, _ = bot_table(http, 3, delay_ms=120, human=me)
         auth = {"Authorization": f"Bearer {me['token']}"}
         # Play the person's seat until it is to play into a trick that holds
         # a card: then the table waits for it, and the miniature has a card
@@ -253,7 +208,7 @@ def test_a_spectator_follows_a_bot_game_live_to_its_end_and_sees_no_hidden_card(
             # The spectator's page sees the move arrive before the next one.
             page.wait_for_timeout(250)
         assert len(seen_moves) > 5, "the page updated live, many times, before the end"
-        final = _wait_finished(http, gid)
+        final = wait_finished(http, gid)
         page.get_by_role("heading", name="Result").wait_for()
         _shot(page, "spectator-result")
     sse = [json.loads(data) for kind, data in traffic if kind == "SSE game"]
@@ -273,7 +228,7 @@ def test_a_spectator_follows_a_bot_game_live_to_its_end_and_sees_no_hidden_card(
 
 def test_the_replay_of_a_game_in_progress_offers_no_seat_it_would_refuse(new_context, live):
     with httpx.Client(base_url=live.base_url, timeout=30) as http:
-        gid, _ = _bot_table(http, 3, delay_ms=600)
+        gid, _ = bot_table(http, 3, delay_ms=600)
         page = new_context().new_page()
         page.goto(f"/games/{gid}/replay?seat=1")  # a seat's eyes, asked for by a spectator
         page.get_by_role("heading", name="Kabuki Tricks").first.wait_for()
@@ -286,8 +241,8 @@ def test_the_replay_of_a_game_in_progress_offers_no_seat_it_would_refuse(new_con
 
 def test_the_replay_viewer_matches_the_replay_route_at_every_step_it_visits(new_context, live):
     with httpx.Client(base_url=live.base_url, timeout=30) as http:
-        gid, _ = _bot_table(http, 3, delay_ms=0)
-        info = _wait_finished(http, gid)
+        gid, _ = bot_table(http, 3, delay_ms=0)
+        info = wait_finished(http, gid)
         page = new_context().new_page()
         page.goto(f"/games/{gid}/replay?at=0&seat=0")
         page.get_by_role("heading", name="Replay: Kabuki Tricks").wait_for()
@@ -352,8 +307,8 @@ def test_the_replay_viewer_matches_the_replay_route_in_every_game(new_context, l
     boards (each module's board and handCard) at a few steps: the start, a few
     arrow steps, the last round or trick of the "Jump to" list, the end."""
     with httpx.Client(base_url=live.base_url, timeout=30) as http:
-        gid, _ = _bot_table(http, players, delay_ms=0, game=game, options=options)
-        info = _wait_finished(http, gid)
+        gid, _ = bot_table(http, players, delay_ms=0, game=game, options=options)
+        info = wait_finished(http, gid)
         page = new_context().new_page()
         page.goto(f"/games/{gid}/replay?at=0&seat=0")
         page.get_by_role("heading", name=f"Replay: {title}").wait_for()
@@ -400,10 +355,10 @@ def _play_human_seat(http: httpx.Client, gid: str, token: str, rng: random.Rando
 def test_the_leaderboard_and_a_players_page_render_with_a_rating_chart(new_context, live):
     rng = random.Random(15)
     with httpx.Client(base_url=live.base_url, timeout=30) as http:
-        me = _player(http)
+        me = new_player(http)
         games = []
         for _ in range(2):
-            gid, _ = _bot_table(http, 3, delay_ms=0, ranked=True, human=me)
+            gid, _ = bot_table(http, 3, delay_ms=0, ranked=True, human=me)
             _play_human_seat(http, gid, me["token"], rng)
             games.append(gid)
         deadline = time.monotonic() + 30

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from engines.core import Game
-from engines.expert import MIN_EVIDENCE, Evaluation, ExpertBot, Search, heuristic_playout
+from engines.expert import Evaluation, ExpertBot, Search, heuristic_playout
 from engines.registry import get_game, get_search
 from services.app.analysis.figures import graph_of, seat_figures
 from services.app.analysis.masks import review
@@ -45,15 +45,8 @@ def analyse(
     """The analysis of a finished game's whole stream (service events
     included: they say which moves were the seat's own); `progress(done,
     total)` after each move judged."""
-    finished = next((e for e in reversed(log) if e.type == "hm.game_finished"), None)
-    if finished is None:
-        raise NotAnalysable("the game has not finished: only a finished game is analysed")
-    name = msgspec.json.decode(finished.data).get("game")
-    game, search = get_game(name), get_search(name)
-    moves = [m for m in moves_from_log(game, log) if m.seat in game.waiting_for(m.before)]
-    engine = engine_log(game, log)
-    players, options = game.setup(engine[0][1])
-    judge = _Judge(game, search, options, players, engine, _seed(game_id), worlds)
+    judge, moves = prepare(game_id, log, worlds)
+    search, name = judge.search, judge.game.name
     judged: list[Judgement] = []
     for done, move in enumerate(moves, start=1):
         judged.append(judge.judgement(move))
@@ -66,17 +59,31 @@ def analyse(
         margin=MARGIN,
     )
     decisions = [j for j in judged if j.choices > 1]
-    masks = msgspec.to_builtins(review(engine)) if name == "kabuki-masks" else None
+    masks = msgspec.to_builtins(review(judge.engine)) if name == "kabuki-masks" else None
     return Analysis(
         game_id=game_id,
         game=name,
         analysis_version=ANALYSIS_VERSION,
         method=method,
-        seats=[seat_figures(s, decisions, MARGIN) for s in range(players)],
+        seats=[seat_figures(s, decisions, MARGIN) for s in range(judge.players)],
         moves=decisions,
         graph=graph_of(judged),
         masks=masks,
     )
+
+
+def prepare(game_id: str, log: Sequence[LogEvent], worlds: int = WORLDS) -> tuple[Judge, list[Move]]:
+    """The judge of a finished game's stream and the seats' moves it judges
+    (`analyse`'s, and the validation's, which asks it about other moves)."""
+    finished = next((e for e in reversed(log) if e.type == "hm.game_finished"), None)
+    if finished is None:
+        raise NotAnalysable("the game has not finished: only a finished game is analysed")
+    name = msgspec.json.decode(finished.data).get("game")
+    game, search = get_game(name), get_search(name)
+    moves = [m for m in moves_from_log(game, log) if m.seat in game.waiting_for(m.before)]
+    engine = engine_log(game, log)
+    players, options = game.setup(engine[0][1])
+    return Judge(game, search, options, players, engine, _seed(game_id), worlds), moves
 
 
 def _seed(game_id: str) -> int:
@@ -88,7 +95,7 @@ def engine_log(game: Game, log: Sequence[LogEvent]) -> list[tuple[int, Any]]:
     return [(e.version, msgspec.json.decode(e.data, type=game.event_type)) for e in log if e.type in tags]
 
 
-class _Judge:
+class Judge:
     def __init__(
         self,
         game: Game,
@@ -101,20 +108,37 @@ class _Judge:
     ) -> None:
         self.game, self.search, self.options, self.players = game, search, options, players
         self.engine, self.seed, self.worlds = engine, seed, worlds
+        self._seen: dict[int, list[tuple[int, Any]]] = {}
 
-    def judgement(self, move: Move) -> Judgement:
+    def seen(self, seat: int, before: int) -> list[Any]:
+        """The seat's redacted events at versions before `before`: what it
+        had been shown when it moved (redacted once per seat per game)."""
+        if seat not in self._seen:
+            redacted = ((v, self.game.redact(e, seat)) for v, e in self.engine)
+            self._seen[seat] = [(v, e) for v, e in redacted if e is not None]
+        return [e for v, e in self._seen[seat] if v < before]
+
+    def open_hand(self, move: Move, rng: random.Random) -> tuple[list, int, dict[int, list[float]]]:
+        """The legal moves at `move`, the index of the one played and, per
+        move judged (every legal one when there is a choice), every seat's
+        projected score after it (moves the rules refuse are left out); the
+        playouts' seeds are drawn from `rng` (`self.rng(move)`)."""
         game, seat, before = self.game, move.seat, move.before
-        now = game.event_time(move.events[0])
-        legal = game.legal_actions(before, seat, now)
+        legal = game.legal_actions(before, seat, game.event_time(move.events[0]))
         played = next((i for i, a in enumerate(legal) if a == move.action), None)
         if played is None:  # taken at a moment the legal list does not show (never for a genuine log)
             legal, played = [*legal, move.action], len(legal)
-        rng = random.Random(f"{self.seed}:{move.version}")
         seeds = [rng.getrandbits(32) for _ in range(self.search.judged_playouts)]
         # Forced moves are played out too: the graph has a point per move.
         candidates = range(len(legal)) if len(legal) > 1 else [played]
-        projected = {i: self._open_hand(before, seat, legal[i], seeds) for i in candidates}
-        leads = {i: _lead(p, seat) for i, p in projected.items() if p is not None}
+        projected = {i: p for i in candidates if (p := self._open_hand(before, seat, legal[i], seeds)) is not None}
+        return legal, played, projected
+
+    def judgement(self, move: Move) -> Judgement:
+        seat = move.seat
+        rng = self.rng(move)
+        legal, played, projected = self.open_hand(move, rng)
+        leads = {i: lead(p, seat) for i, p in projected.items()}
         mine = leads.get(played)
         best = max(leads, key=lambda i: (leads[i], i == played)) if leads else played
         expected = projected.get(played) or [0.0] * self.players
@@ -131,6 +155,10 @@ class _Judge:
         if len(legal) < 2 or not self.worlds:
             return out
         return self._with_knew(out, move, legal, played, rng)
+
+    def rng(self, move: Move) -> random.Random:
+        """The move's own: its figures do not depend on which moves were judged before it."""
+        return random.Random(f"{self.seed}:{move.version}")
 
     def _open_hand(self, state: Any, seat: int, action: Any, seeds: list[int]) -> list[float] | None:
         """Every seat's mean score at the horizon after `action`."""
@@ -150,12 +178,8 @@ class _Judge:
         saw (its redacted events), the view and the legal moves."""
         game, seat = self.game, move.seat
         bot = ExpertBot(game, self.search, seat, self.options, budget_ms=KNEW_BUDGET_MS, worlds=self.worlds)
-        for version, event in self.engine:
-            if version >= move.version:
-                break
-            seen = game.redact(event, seat)
-            if seen is not None:
-                bot.observe(seen)
+        for event in self.seen(seat, move.version):
+            bot.observe(event)
         found = bot.evaluate(game.view(move.before, seat), legal, rng)
         means = {i: m for i in range(len(legal)) if (m := found.mean(i)) is not None}
         if played not in means:
@@ -169,7 +193,7 @@ class _Judge:
         )
 
 
-def _lead(scores: list[float], seat: int) -> float:
+def lead(scores: Sequence[float], seat: int) -> float:
     return scores[seat] - max(x for i, x in enumerate(scores) if i != seat)
 
 
@@ -183,4 +207,4 @@ def _stderr(found: Evaluation, best: int, played: int) -> float:
     return (found.stderr(best) ** 2 + found.stderr(played) ** 2) ** 0.5
 
 
-__all__ = ["MARGIN", "MIN_EVIDENCE", "WORLDS", "NotAnalysable", "analyse"]
+__all__ = ["MARGIN", "WORLDS", "Judge", "NotAnalysable", "analyse", "lead", "prepare"]

@@ -3,19 +3,22 @@
 
 200 with the Analysis once done; 202 with its Progress while it is queued
 or running (the first read of a game never analysed requests it, signed in
-or not); 404 for an unknown game, 409 `game_in_progress` while it runs,
+or not); with `?request=false` only a look: 204 when nobody has asked for
+it, and nothing is queued (a page can show an analysis that exists without
+costing a worker one); 404 for an unknown game, 409 `game_in_progress` while it runs,
 409 `results_embargoed` while its duplicate deal is played at other tables,
 409 `analysis_failed` once it failed twice, 429 `analysis_rate_limited` (with
 Retry-After) for a requester's new requests past the limit."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Annotated, Any, cast
 
 import msgspec
 from litestar import Request, Response, get
 from litestar.datastructures import State
 from litestar.openapi import ResponseSpec
+from litestar.params import Parameter
 
 from services.app import commands
 from services.app.analysis.report import Analysis, Progress
@@ -48,7 +51,8 @@ def answer(record: AnalysisRecord) -> Response[Analysis]:
         202: ResponseSpec(
             Progress, description="Queued or running: ask again (the first read requests it)", generate_examples=False
         ),
-        404: ResponseSpec(ErrorBody, description="No such game (not_found)", generate_examples=False),
+        204: ResponseSpec(None, description="With request=false: nobody has asked for it (nothing is queued)"),
+        404: ResponseSpec(ErrorBody, description="No such game (game_not_found)", generate_examples=False),
         409: ResponseSpec(
             ErrorBody,
             description="The game is in progress (game_in_progress), its duplicate deal is still played"
@@ -63,10 +67,20 @@ def answer(record: AnalysisRecord) -> Response[Analysis]:
         ),
     },
 )
-async def game_analysis(request: Request, state: State, game_id: str, viewer: Player | None) -> Response[Analysis]:
+async def game_analysis(
+    request: Request,
+    state: State,
+    game_id: str,
+    viewer: Player | None,
+    request_it: Annotated[
+        bool, Parameter(query="request", description="false: only look; an analysis nobody asked for is not queued")
+    ] = True,
+) -> Response[Analysis]:
     """A finished game's post-game analysis: every decision judged open-hand
     and from what the player knew, per-seat figures and the graph."""
-    record = await state.bus.handle(commands.ReadAnalysis(game_id, requester(viewer, request)))
+    record = await state.bus.handle(commands.ReadAnalysis(game_id, requester(viewer, request), request_it))
+    if record is None:
+        return Response(cast(Any, None), status_code=204, headers={"Cache-Control": "no-store"})
     return answer(record)
 
 

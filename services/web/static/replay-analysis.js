@@ -55,7 +55,10 @@ export function actionText(mod, action) {
  */
 export function mountAnalysis({ gameId, info, mod, ctx, go, link }) {
   const box = document.getElementById("analysis");
-  const state = { data: null, at: 0, timer: null, tries: 0, stopped: false };
+  // `asked`: the person clicked "Analyse the game". Until then every read is
+  // a look (?request=false), which queues nothing: an analysis that exists
+  // (a tournament's games are analysed when their round ends) shows at once.
+  const state = { data: null, at: 0, timer: null, tries: 0, stopped: false, asked: false };
   const url = `/api/v1/games/${encodeURIComponent(gameId)}/analysis`;
   const say = (...kids) => box.replaceChildren(...kids);
 
@@ -74,7 +77,7 @@ export function mountAnalysis({ gameId, info, mod, ctx, go, link }) {
     if (document.hidden) { state.stopped = true; return; } // resumed when seen again
     let response, body;
     try {
-      response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+      response = await fetch(state.asked ? url : `${url}?request=false`, { headers: { Accept: "application/json" }, credentials: "same-origin" });
       body = await response.json().catch(() => null);
     } catch {
       say(h("p", { class: "error" }, t("an.unreachable")));
@@ -86,6 +89,7 @@ export function mountAnalysis({ gameId, info, mod, ctx, go, link }) {
       render();
       return;
     }
+    if (response.status === 204) { offer(); return; } // nobody has asked for it yet
     if (response.status === 202 && body) {
       progress(body);
       state.tries += 1;
@@ -174,6 +178,7 @@ export function mountAnalysis({ gameId, info, mod, ctx, go, link }) {
       return h("li", { "data-seat": f.seat },
         h("h3", {}, ctx.name(f.seat)),
         h("p", { class: "an-accuracy" }, t("an.accuracy", { pct: percent(f.accuracy), margin, n: f.decisions })),
+        masksSeat(a, f.seat),
         h("p", {}, t("an.mean_loss", { loss: points(f.mean_loss, 2) }),
           f.knew_mean_loss === null || f.knew_mean_loss === undefined ? "" : " " + t("an.knew_mean_loss", { loss: points(f.knew_mean_loss, 2) })),
         mistakes.length
@@ -182,6 +187,24 @@ export function mountAnalysis({ gameId, info, mod, ctx, go, link }) {
               t("an.mistake", { n: m.version, played: actionText(mod, m.played), best: actionText(mod, m.best), loss: points(m.loss) })))))]
           : h("p", { class: "hint" }, t("an.no_mistakes")));
     }));
+  }
+
+  // Kabuki masks: each seat's Stops (right, wrong, missed) and memory, and
+  // for a placement whether a Stop would have paid and who called.
+  function masksSeat(a, seat) {
+    const m = a.masks && a.masks.seats.find((x) => x.seat === seat);
+    if (!m) return "";
+    return h("p", { class: "an-masks" }, t("an.masks_seat", {
+      right: m.right_stops, wrong: m.wrong_stops, missed: m.missed_stops, pct: percent(m.memory_accuracy), n: m.chances,
+    }));
+  }
+
+  function masksVerdict(a, at) {
+    const p = a.masks && a.masks.placements.find((x) => x.version === at);
+    if (!p) return null;
+    const caller = p.called_by === null || p.called_by === undefined ? null : ctx.name(p.called_by);
+    const key = p.matches > 0 ? (caller ? "an.masks_paid" : "an.masks_missed") : (caller ? "an.masks_wrong" : "an.masks_nothing");
+    return h("p", { class: p.matches > 0 && !caller ? "an-loss an-masks" : "an-masks" }, t(key, { name: caller, n: p.matches }));
   }
 
   function render() {
@@ -221,24 +244,30 @@ export function mountAnalysis({ gameId, info, mod, ctx, go, link }) {
     if (!out) return;
     const j = a.moves.find((m) => m.version === at);
     out.dataset.at = String(at);
+    const stops = masksVerdict(a, at) || "";
     if (j) {
       const [first, ...rest] = verdict(j, a.method.margin);
       out.replaceChildren(h("p", {}, h("strong", {}, t("an.at_move", { n: at })), " ", first),
-        ...rest.map((r) => h("p", { class: j.loss > a.method.margin && r === rest[0] ? "an-loss" : null }, r)));
+        ...rest.map((r) => h("p", { class: j.loss > a.method.margin && r === rest[0] ? "an-loss" : null }, r)), stops);
     } else if (a.graph.some((p) => p.version === at)) {
-      out.replaceChildren(h("p", {}, h("strong", {}, t("an.at_move", { n: at })), " ", t("an.forced")));
+      out.replaceChildren(h("p", {}, h("strong", {}, t("an.at_move", { n: at })), " ", t("an.forced")), stops);
     } else {
-      out.replaceChildren(h("p", { class: "hint" }, t("an.no_decision")));
+      out.replaceChildren(h("p", { class: "hint" }, t("an.no_decision")), stops);
     }
   }
 
   // Asked for on a click, not on every visit: an analysis is a job of some
   // seconds of a worker's CPU, and most replays are opened to look, not to study.
-  const start = h("button", { type: "button", id: "an-start" }, t("an.start"));
-  start.addEventListener("click", () => {
-    say(h("p", { role: "status" }, t("an.asking")));
-    poll();
-  });
-  say(h("p", { class: "hint" }, t("an.offer")), start);
+  function offer() {
+    const start = h("button", { type: "button", id: "an-start" }, t("an.start"));
+    start.addEventListener("click", () => {
+      state.asked = true;
+      say(h("p", { role: "status" }, t("an.asking")));
+      poll();
+    });
+    say(h("p", { class: "hint" }, t("an.offer")), start);
+  }
+  say(h("p", { role: "status" }, t("an.looking")));
+  poll();
   return { show };
 }

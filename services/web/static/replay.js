@@ -43,6 +43,10 @@ function lines(e) {
     if (e.type === "hm.game_finished") return [t("table.over")];
     if (e.type === "hm.move_played_for_seat") return [t("replay.played_for", { name: ctx.name(e.seat), reason: t(`agents.reason.${e.reason}`) })];
     if (e.type === "hm.seat_handed_to_bot") return [t("reason.handed", { name: ctx.name(e.seat) })];
+    if (e.type === "hm.deal_seeded") {
+      const sent = (e.client_seeds || []).filter((x) => x).length;
+      return [t("replay.deal_seeded", { commitment: String(e.commitment || "").slice(0, 12), n: sent })];
+    }
     return [e.type];
   }
   return [text].flat();
