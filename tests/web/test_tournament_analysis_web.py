@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from tests.service.own_stack import own_stack
 from tests.web.test_accessibility_web import WIDER_THAN_SCREEN
-from tests.web.test_tournament_web import _create, _organiser, _play_through, _wait_status
+from tests.web.test_tournament_web import one_round_played
 
 
 @pytest.fixture(scope="module")
@@ -47,20 +47,7 @@ def _analysed(http: httpx.Client, gid: str, timeout: float = 180) -> dict:
 
 def test_a_finished_tournaments_games_are_analysed_and_their_replays_show_it(analysing, new_context, artifacts):
     with httpx.Client(base_url=analysing.base_url, timeout=30) as http:
-        auth = _organiser(http)
-        tid = _create(
-            http,
-            auth,
-            start_ms=int(time.time() * 1000) + 1500,
-            format="swiss",
-            rounds=1,
-            table_size=3,
-            fill_to=3,
-            fill_bot="random",
-        )
-        assert http.post(f"/api/v1/tournaments/{tid}/registrations", headers=auth).status_code in (200, 201)
-        _play_through(http, tid, auth)
-        _wait_status(http, tid, "finished")
+        tid = one_round_played(http, table_size=3, fill_to=3)
         (table,) = http.get(f"/api/v1/tournaments/{tid}/rounds/1").json()["tables"]
         gid = table["game_id"]
         analysis = _analysed(http, gid)

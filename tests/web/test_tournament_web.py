@@ -71,6 +71,18 @@ def _wait_status(http: httpx.Client, tid: str, status: str, timeout: float = 60)
     raise AssertionError(f"tournament {tid} is not {status}: {summary}")
 
 
+def one_round_played(http: httpx.Client, **fields) -> str:
+    """A one-round Swiss tournament starting in 1.5 s, a registered program
+    (random legal moves) and house bots at its tables, played to its end."""
+    auth = _organiser(http)
+    start_ms = int(time.time() * 1000) + 1500
+    tid = _create(http, auth, start_ms=start_ms, format="swiss", rounds=1, fill_bot="random", **fields)
+    assert http.post(f"/api/v1/tournaments/{tid}/registrations", headers=auth).status_code in (200, 201)
+    _play_through(http, tid, auth)
+    _wait_status(http, tid, "finished")
+    return tid
+
+
 def test_a_person_registers_plays_the_round_and_sees_the_final_ranking(new_context, live):
     name = unique_name("Tia")
     page = new_context(viewport={"width": 1280, "height": 900}).new_page()

@@ -6,31 +6,15 @@ move where the tables' play of those cards differed; at 1280 and 360 px
 
 from __future__ import annotations
 
-import time
-
 import httpx
 from playwright.sync_api import expect
 
-from tests.web.test_tournament_web import _create, _organiser, _play_through, _wait_status
+from tests.web.test_tournament_web import one_round_played
 
 
 def test_the_deal_comparison_links_both_replays_at_the_first_difference(new_context, live):
     with httpx.Client(base_url=live.base_url, timeout=30) as http:
-        auth = _organiser(http)
-        tid = _create(
-            http,
-            auth,
-            start_ms=int(time.time() * 1000) + 1500,
-            format="swiss",
-            rounds=1,
-            table_size=2,
-            fill_to=4,
-            fill_bot="random",
-            duplicate=True,
-        )
-        assert http.post(f"/api/v1/tournaments/{tid}/registrations", headers=auth).status_code in (200, 201)
-        _play_through(http, tid, auth)
-        _wait_status(http, tid, "finished")
+        tid = one_round_played(http, table_size=2, fill_to=4, duplicate=True)
         answer = http.get(f"/api/v1/tournaments/{tid}/travellers").json()
     [group] = answer["groups"]
     seats = group["seats"]
