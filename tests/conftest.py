@@ -37,6 +37,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         parts = item.path.relative_to(ROOT).parts
         if len(parts) > 1 and parts[0] == "tests" and parts[1] in E2E_FOLDERS:
             item.add_marker(pytest.mark.e2e)
+            # Under pytest-xdist's `--dist loadgroup` (the README's command)
+            # every e2e test runs on one worker, in order, as they do without
+            # xdist: two stacks of servers, workers and browsers at once
+            # would share two cores, and the tests that time a deadline, a
+            # stop window or a page would be timing the other stack's load.
+            # The rest (engines, unit, contract, deploy) runs beside them.
+            item.add_marker(pytest.mark.xdist_group("e2e"))
 
 
 def _reachable(host: str, port: int) -> bool:

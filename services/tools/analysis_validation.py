@@ -32,7 +32,8 @@ from engines.core import Bot, Game
 from engines.expert import ExpertBot, heuristic_playout
 from engines.registry import get_game, get_search
 from services.app.analysis import analyse
-from services.app.analysis.judge import lead, prepare
+from services.app.analysis.judge import engine_log, lead, prepare
+from services.app.analysis.masks import MasksSeat, review
 from services.app.analysis.selfplay import bot_game_log, log_of
 
 GAMES = ("kabuki-tricks", "cahoots", "tezuma-trick", "kabuki-masks")
@@ -61,6 +62,19 @@ class GameFigures(msgspec.Struct, frozen=True):
     ordered: bool  # each kind's interval lies below the next kind's mean, and each difference's above 0
     blunders_planted: int
     blunders_found: int  # the planted move was its seat's largest mistake
+    # Kabuki masks: the Stop review's figures summed per kind (a Stop is a
+    # chance taken, not an awaited decision, so the paired figures leave it out).
+    stops: list[KindStops] | None = None
+
+
+class KindStops(msgspec.Struct, frozen=True):
+    kind: str
+    chances: int
+    right: int
+    wrong: int
+    missed: int
+    memory_accuracy: float  # over all the kind's chances
+    interval: tuple[float, float]  # 95%, by game (the games' chances are not independent within one)
 
 
 def _interval(xs: Sequence[float]) -> tuple[float, tuple[float, float]]:
@@ -167,6 +181,7 @@ def validate_game(name: str, games: int, seed: int, blunders: int = 20) -> GameF
     game = get_game(name)
     paired: dict[str, list[float]] = {k: [] for k in KINDS}
     seats: dict[str, list[float]] = {k: [] for k in KINDS}
+    reviewed: dict[str, list[MasksSeat]] = {k: [] for k in KINDS}
     for number in range(games):
         seated = [KINDS[(number + s) % len(KINDS)] for s in range(PLAYERS)]
         game_id = f"validate-{name}-{seed}-{number}"
@@ -176,6 +191,9 @@ def validate_game(name: str, games: int, seed: int, blunders: int = 20) -> GameF
             paired[kind] += losses
         for seat, loss in played:
             seats[seated[seat]].append(loss)
+        if name == "kabuki-masks":
+            for figures in review(engine_log(game, log)).seats:
+                reviewed[seated[figures.seat]].append(figures)
     kinds = []
     for k in KINDS:
         mean, interval = _interval(paired[k])
@@ -196,7 +214,23 @@ def validate_game(name: str, games: int, seed: int, blunders: int = 20) -> GameF
         p, f = _blunder_game(game, seed * 7_000_003 + number)
         planted += p
         found += f
-    return GameFigures(name, games, kinds, differences, ordered, planted, found)
+    stops = [_stops(k, reviewed[k]) for k in KINDS] if name == "kabuki-masks" else None
+    return GameFigures(name, games, kinds, differences, ordered, planted, found, stops)
+
+
+def _stops(kind: str, seats: list[MasksSeat]) -> KindStops:
+    chances = sum(s.chances for s in seats)
+    right_calls_and_silences = sum(s.memory_accuracy * s.chances for s in seats)
+    _, interval = _interval([s.memory_accuracy for s in seats if s.chances])
+    return KindStops(
+        kind,
+        chances,
+        sum(s.right_stops for s in seats),
+        sum(s.wrong_stops for s in seats),
+        sum(s.missed_stops for s in seats),
+        round(right_calls_and_silences / chances, 3) if chances else 1.0,
+        interval,
+    )
 
 
 def validate(games: int, seed: int, names: Sequence[str] = GAMES) -> list[GameFigures]:
@@ -222,6 +256,11 @@ def render(report: list[GameFigures]) -> str:
         lines.append(
             f"{g.game:<14} planted blunders found as the largest mistake: {g.blunders_found}/{g.blunders_planted}"
         )
+        for st in g.stops or []:
+            lines.append(
+                f"{g.game:<14} {st.kind:<10} Stops over {st.chances} chances: {st.right} right, {st.wrong} wrong,"
+                f" {st.missed} missed; memory {_shown(st.memory_accuracy, st.interval)} (interval by game)"
+            )
     return "\n".join(lines)
 
 

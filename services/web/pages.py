@@ -153,15 +153,18 @@ def _credentials_page(
     request: Request, _, page: str, title: str, subtitle: str, password: tuple[str, str], below: str, hint: str = ""
 ) -> Response[str]:
     """Sign up and sign in: one form (forms.js finds it as `<page>-form`) that
-    differs in the password's autocomplete and bounds, a hint, and the link below."""
+    differs in the password's autocomplete and bounds, a hint, and the link below.
+    Its button is enabled by forms.js once the form is wired: a click or an
+    Enter before then would submit the form natively, and a password must
+    never travel in a URL (POST, even then)."""
     hint_line = f'  <p class="hint">{hint}</p>\n' if hint else ""
     main = f"""
 <h1>{title}</h1>
-<form id="{page}-form" class="panel narrow" aria-labelledby="{page}-h" novalidate>
+<form id="{page}-form" class="panel narrow" aria-labelledby="{page}-h" method="post" novalidate>
   <h2 id="{page}-h" class="visually-hidden">{subtitle}</h2>
   {_field(_("field.name"), "name", autocomplete="username", extra='maxlength="40"')}
   {_field(_("field.password"), "password", "password", *password)}
-{hint_line}  <p><button type="submit">{title}</button></p>
+{hint_line}  <p><button type="submit" disabled>{title}</button></p>
   <p class="error" role="alert" id="form-error"></p>
 </form>
 <p>{below}</p>
@@ -208,7 +211,7 @@ def account_page(request: Request) -> Response[str]:
   <p>{_("account.signed_in_as")} <strong id="account-name"></strong>.</p>
   <section class="panel narrow" aria-labelledby="password-h">
     <h2 id="password-h">{_("field.password")}</h2>
-    <form id="password-form" aria-labelledby="password-h" novalidate>
+    <form id="password-form" aria-labelledby="password-h" method="post" novalidate>
       {_field(_("account.current_password"), "current-password", "password", "current-password", 'maxlength="200"')}
       {_field(_("account.new_password"), "new-password", "password", "new-password", 'minlength="8" maxlength="200"')}
       <p><button type="submit">{_("account.save_password")}</button></p>
@@ -232,7 +235,7 @@ def account_page(request: Request) -> Response[str]:
   <section class="panel narrow" aria-labelledby="delete-h">
     <h2 id="delete-h">{_("account.delete_h")}</h2>
     <p>{_("account.delete_what")}</p>
-    <form id="delete-form" aria-labelledby="delete-h" novalidate>
+    <form id="delete-form" aria-labelledby="delete-h" method="post" novalidate>
       {_field(_("account.delete_password"), "delete-password", "password", "current-password", 'maxlength="200"')}
       <p><button type="submit">{_("account.delete")}</button></p>
       <p class="status" role="status" id="delete-status"></p>

@@ -18,6 +18,7 @@ function wire(formId, submit) {
   const form = document.getElementById(formId);
   if (!form) return;
   const error = document.getElementById("form-error");
+  const button = form.querySelector("button[type=submit]");
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
@@ -27,7 +28,6 @@ function wire(formId, submit) {
       error.textContent = t("signup.enter_both");
       return;
     }
-    const button = form.querySelector("button[type=submit]");
     button.disabled = true;
     try {
       await submit(name, password);
@@ -38,6 +38,7 @@ function wire(formId, submit) {
       button.disabled = false;
     }
   });
+  button.disabled = false; // wired: the page sends it (the page's HTML leaves it disabled until now)
 }
 
 wire("signup-form", async (name, password) => {
