@@ -15,8 +15,9 @@ and then mostly follows suit with a few cards, while a heuristic seat keeps
 its joker and has its sixty ways to play it at every trick; an open-hand
 judge finds more to regret among sixty moves than among three.
 
-Then a planted blunder (a heuristic seat that once throws the move the
-open-hand playouts rate worst) must be that seat's largest mistake."""
+Then a planted blunder (a seat that plays the open-hand best but once
+throws the move the open-hand playouts rate worst, see `Blunderer`) must
+be that seat's largest mistake."""
 
 from __future__ import annotations
 
@@ -121,8 +122,16 @@ def paired_losses(log: Sequence[Any], game_id: str) -> tuple[dict[str, list[floa
 
 
 class Blunderer:
-    """A heuristic seat that, at its first decision where some move loses at
-    least BLUNDER_AT_LEAST points of margin open-hand, plays the worst one."""
+    """A seat that plays, at each of its decisions, the move the open-hand
+    playouts rate best, except at the first where some move loses at least
+    BLUNDER_AT_LEAST points of margin: there it plays the worst one. Its
+    other moves are then no mistakes by the open-hand judgement (in the
+    trick games, whose playouts are exact, none at all), so what is tested
+    is that the analysis finds the planted one, where it is, as the seat's
+    largest. (A heuristic seat would not do: in Cahoots its own moves lose
+    20 to 30 points open hand at the deal's first choices, as much as any
+    planted one.) In Kabuki masks, whose playouts have chance, its other
+    moves and its Stops are the heuristic's."""
 
     blind = False
     observes = True
@@ -141,21 +150,26 @@ class Blunderer:
 
     def act(self, view: Any, legal: Sequence[Any], rng: random.Random) -> Any:
         choice = self.inner.act(view, legal, rng)
-        if self.planted is not None or len(legal) < 2 or choice is None:
-            return choice
         state = self.state_of()
+        if len(legal) < 2 or choice is None or self.seat not in self.game.waiting_for(state):
+            return choice  # not a decision the analysis judges
         leads = {}
         for i, action in enumerate(legal):
             final = heuristic_playout(
                 self.game, self.search, self.options, state, self.seat, action, 0, self.search.judged_rounds
             )
             if final is not None:
-                scores = self.search.scores(final)
-                leads[i] = lead(scores, self.seat)
-        if len(leads) < 2 or max(leads.values()) - min(leads.values()) < BLUNDER_AT_LEAST:
+                leads[i] = lead(self.search.scores(final), self.seat)
+        if len(leads) < 2:
             return choice
-        self.planted = self.log_length() + 1
-        return legal[min(leads, key=lambda i: leads[i])]
+        if self.planted is None and max(leads.values()) - min(leads.values()) >= BLUNDER_AT_LEAST:
+            self.planted = self.log_length() + 1
+            return legal[min(leads, key=lambda i: leads[i])]
+        if self.search.judged_playouts > 1:
+            # Chance in the playouts (Kabuki masks' Stops): one playout's best
+            # is not the judgement's; the heuristic's perfect memory is closer.
+            return choice
+        return legal[max(leads, key=lambda i: leads[i])]
 
 
 def _blunder_game(game: Game, seed: int) -> tuple[bool, bool]:
