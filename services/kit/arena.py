@@ -8,7 +8,7 @@ engines, with no server.
 - **Games and seats.** Game k (k = 0..K-1) is dealt from seed
   `S * 1_000_003 + k`, as in `simulate`. The author's seat is that game seed
   modulo N, so consecutive games rotate it through every seat and seat
-  advantage cancels out. Python's global `random` is seeded from the game
+  advantage cancels out; `--seat N` holds it in seat N instead. Python's global `random` is seeded from the game
   seed before each game, so an author's `random.choice` replays exactly.
 - **Failures.** An exception, an answer that is not one of legal_actions
   (`illegal`), or an answer later than `deadline_ms` (`timeout`) is recorded
@@ -21,8 +21,9 @@ engines, with no server.
   `move_cpu_ms_p50/p99`): the expert's figures. `house:expert:cpu` budgets
   its search by CPU time rather than the wall clock.
 - **Scores.** A win is the author's seat among the winners (a shared win
-  counts, as in `simulate`); `mean_score_by_seat[s]` is the author's mean
-  score in the games it sat in seat s.
+  counts, as in `simulate`); `mean_score` is the author's mean score over
+  all games with its 95% interval (`mean_score_ci95`), and
+  `mean_score_by_seat[s]` its mean in the games it sat in seat s.
 """
 
 from __future__ import annotations
@@ -54,8 +55,9 @@ def game_seed(seed: int, number: int) -> int:
     return seed * SEED_STRIDE + number
 
 
-def author_seat(seed_of_game: int, players: int) -> int:
-    return seed_of_game % players
+def author_seat(seed_of_game: int, players: int, fixed: int | None = None) -> int:
+    """The author's seat: `fixed` (`--seat N`), else rotating with the game seed."""
+    return fixed if fixed is not None else seed_of_game % players
 
 
 class _Replay(Exception):
@@ -203,8 +205,9 @@ def _make_playout(
     deadline_ms: int,
     bank_ms: int,
     stop_at: int | None = None,
+    fixed_seat: int | None = None,
 ) -> tuple[Playout, AuthorSeat | HouseSeat]:
-    seat = author_seat(seed_of_game, players)
+    seat = author_seat(seed_of_game, players, fixed_seat)
     author: AuthorSeat | HouseSeat
     if isinstance(fn, str):
         name = fn.partition(":")[2]
@@ -238,12 +241,15 @@ def play_games(
     vs: list[str],
     deadline_ms: int = DEFAULT_DEADLINE_MS,
     bank_ms: int = DEFAULT_BANK_MS,
+    fixed_seat: int | None = None,
 ) -> list[dict]:
     """One record per game: {seed, seat, score, won, times_ms, failures}."""
     records = []
     for number in numbers:
         seed_of_game = game_seed(seed, number)
-        playout, author = _make_playout(fn, game, players, options, seed_of_game, vs, deadline_ms, bank_ms)
+        playout, author = _make_playout(
+            fn, game, players, options, seed_of_game, vs, deadline_ms, bank_ms, fixed_seat=fixed_seat
+        )
         state = playout.run()
         result = game.result(state)
         records.append(
@@ -270,11 +276,14 @@ def replay(
     vs: list[str],
     deadline_ms: int = DEFAULT_DEADLINE_MS,
     bank_ms: int = DEFAULT_BANK_MS,
+    fixed_seat: int | None = None,
 ) -> dict:
     """Play the game dealt from `seed_of_game` up to the function's request
     number `step`, then call the function on it once more: {request, answer |
     error, ms, legal}."""
-    playout, _author = _make_playout(fn, game, players, options, seed_of_game, vs, deadline_ms, bank_ms, stop_at=step)
+    playout, _author = _make_playout(
+        fn, game, players, options, seed_of_game, vs, deadline_ms, bank_ms, stop_at=step, fixed_seat=fixed_seat
+    )
     try:
         playout.run()
     except _Replay as stop:
@@ -296,7 +305,7 @@ def replay(
 
 
 def _job(args: tuple) -> list[dict]:
-    spec, game_name, players, raw_options, seed, start, stop, vs, deadline_ms, bank_ms = args
+    spec, game_name, players, raw_options, seed, start, stop, vs, deadline_ms, bank_ms, fixed_seat = args
     from engines.registry import get_game
 
     game = get_game(game_name)
@@ -310,6 +319,7 @@ def _job(args: tuple) -> list[dict]:
         vs,
         deadline_ms,
         bank_ms,
+        fixed_seat,
     )
 
 
@@ -324,21 +334,25 @@ def arena(
     options: dict | None = None,
     deadline_ms: int = DEFAULT_DEADLINE_MS,
     bank_ms: int = DEFAULT_BANK_MS,
+    fixed_seat: int | None = None,
 ) -> dict:
-    """Play `games` games and summarise them (the `--json` object)."""
+    """Play `games` games and summarise them (the `--json` object); the
+    author sits in `fixed_seat` in every game, or in a rotating seat."""
     from engines.registry import get_game
 
     game = get_game(game_name)
     game.check_players(players)
     game.make_options(options)
+    if fixed_seat is not None and not 0 <= fixed_seat < players:
+        raise ValueError(f"--seat is a seat of the table: 0 to {players - 1}")
     if jobs <= 1:
-        args = (spec, game_name, players, options, seed, 0, games, vs, deadline_ms, bank_ms)
+        args = (spec, game_name, players, options, seed, 0, games, vs, deadline_ms, bank_ms, fixed_seat)
         return summarise(_job(args), players)
     import multiprocessing
 
     size = math.ceil(games / jobs)
     chunks = [
-        (spec, game_name, players, options, seed, lo, min(games, lo + size), vs, deadline_ms, bank_ms)
+        (spec, game_name, players, options, seed, lo, min(games, lo + size), vs, deadline_ms, bank_ms, fixed_seat)
         for lo in range(0, games, size)
     ]
     with multiprocessing.get_context("fork").Pool(jobs) as pool:

@@ -5,6 +5,7 @@ the failures to replay."""
 from __future__ import annotations
 
 import math
+import statistics
 
 from services.tools.benchrun import percentile
 
@@ -21,6 +22,14 @@ def wilson(wins: int, n: int, z: float = 1.96) -> list[float]:
     return [round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)]
 
 
+def mean_interval(values: list[float], z: float = 1.96) -> list[float | None]:
+    """The mean's 95% interval (normal approximation; None below 2 games)."""
+    if len(values) < 2:
+        return [None, None]
+    mean, half = statistics.fmean(values), z * statistics.stdev(values) / math.sqrt(len(values))
+    return [round(mean - half, 4), round(mean + half, 4)]
+
+
 def _percentile(values: list[float], q: float) -> float | None:
     value = percentile(values, q)
     return None if value is None else round(value, 3)
@@ -33,6 +42,7 @@ def summarise(records: list[dict], players: int) -> dict:
     times: list[float] = []
     cpu: list[float] = []
     failures: list[dict] = []
+    scores = [r["score"] for r in records]
     for r in records:
         cpu.extend(r.get("cpu_ms") or [])
         sums[r["seat"]] += r["score"]
@@ -43,6 +53,8 @@ def summarise(records: list[dict], players: int) -> dict:
         "games": games,
         "win_rate": round(wins / games, 4) if games else 0.0,
         "win_rate_ci95": wilson(wins, games),
+        "mean_score": round(statistics.fmean(scores), 4) if scores else None,
+        "mean_score_ci95": mean_interval(scores),
         "mean_score_by_seat": [round(s / c, 4) if c else None for s, c in zip(sums, counts, strict=True)],
         "move_ms_p50": _percentile(times, 0.50),
         "move_ms_p99": _percentile(times, 0.99),
@@ -53,12 +65,18 @@ def summarise(records: list[dict], players: int) -> dict:
     }
 
 
+def _span(interval: list) -> str:
+    low, high = interval
+    return "-" if low is None else f"{low}..{high}"
+
+
 def render(report: dict, spec: str, vs: list[str]) -> str:
     low, high = report["win_rate_ci95"]
     lines = [
         f"{spec} against {', '.join(vs)}: {report['games']} games",
         f"win rate {report['win_rate']:.1%} (95% interval {low:.1%}..{high:.1%}; a shared win counts)",
-        "mean score by seat: " + ", ".join(f"{s}: {v}" for s, v in enumerate(report["mean_score_by_seat"])),
+        f"mean score {report['mean_score']} (95% interval {_span(report['mean_score_ci95'])}); by seat: "
+        + ", ".join(f"{s}: {v}" for s, v in enumerate(report["mean_score_by_seat"])),
         f"time per move: p50 {report['move_ms_p50']} ms, p99 {report['move_ms_p99']} ms"
         + (
             f" (CPU: p50 {report['move_cpu_ms_p50']} ms, p99 {report['move_cpu_ms_p99']} ms)"

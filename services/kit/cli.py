@@ -50,6 +50,9 @@ def _arena(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.seat is not None and not 0 <= args.seat < args.players:
+        print(f"hanamichi arena: --seat is a seat of the table: 0 to {args.players - 1}", file=sys.stderr)
+        return 2
     if args.replay:
         try:
             seed_text, step_text = args.replay.split(":")
@@ -63,6 +66,7 @@ def _arena(args: argparse.Namespace) -> int:
                 vs,
                 args.deadline_ms,
                 args.bank_ms,
+                args.seat,
             )
         except ValueError as err:
             print(f"hanamichi arena: --replay SEED:STEP: {err}", file=sys.stderr)
@@ -80,6 +84,7 @@ def _arena(args: argparse.Namespace) -> int:
         json.loads(args.options),
         args.deadline_ms,
         args.bank_ms,
+        args.seat,
     )
     print(json.dumps(report) if args.json else render(report, args.function, vs))
     return 0
@@ -115,5 +120,6 @@ def add_kit_parsers(sub) -> None:
     )
     ar.add_argument("--bank-ms", type=int, default=30000, help="time_bank_ms in every request")
     ar.add_argument("--replay", metavar="SEED:STEP", help="replay one failure: the game seed and the request number")
+    ar.add_argument("--seat", type=int, help="the function's seat in every game (default: rotating through every seat)")
     ar.add_argument("--json", action="store_true", help="print one JSON object")
     ar.set_defaults(run=_arena)

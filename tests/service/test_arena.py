@@ -10,9 +10,10 @@ import subprocess
 import sys
 
 import msgspec
+import pytest
 
 from engines.registry import get_game
-from services.kit.arena import arena, play_games
+from services.kit.arena import arena, load_player, play_games
 from tests.conftest import ROOT
 
 BASE = ["--game", "kabuki-tricks", "--players", "4", "--vs", "heuristic", "--seed", "5", "--deadline-ms", "20"]
@@ -36,6 +37,8 @@ def test_arena_reports_each_failure_kind_with_a_working_replay():
         "games",
         "win_rate",
         "win_rate_ci95",
+        "mean_score",
+        "mean_score_ci95",
         "mean_score_by_seat",
         "move_ms_p50",
         "move_ms_p99",
@@ -88,6 +91,56 @@ def test_arena_rotates_the_seat_and_sends_the_services_json():
     while seat not in game.to_act(playout.state):
         playout.step()
     assert first["view"] == json.loads(msgspec.json.encode(game.view(playout.state, seat)))
+
+
+def test_arena_holds_the_seat_it_is_given_and_reports_the_mean_score_with_its_interval():
+    game = get_game("kabuki-tricks")
+    seats: set[int] = set()
+
+    def act(request: dict):
+        seats.add(request["seat"])
+        return request["legal_actions"][0]
+
+    records = play_games(act, game, 4, game.make_options({}), 3, range(5), ["heuristic"] * 3, fixed_seat=2)
+    assert [r["seat"] for r in records] == [2] * 5 and seats == {2}
+    report = arena("examples/agent.py:act", "kabuki-tricks", 4, 6, 3, ["heuristic"] * 3, fixed_seat=1)
+    scores = [
+        r["score"]
+        for r in play_games(
+            load_player("examples/agent.py:act"),
+            game,
+            4,
+            game.make_options({}),
+            3,
+            range(6),
+            ["heuristic"] * 3,
+            fixed_seat=1,
+        )
+    ]
+    assert report["mean_score"] == round(sum(scores) / len(scores), 4)
+    low, high = report["mean_score_ci95"]
+    assert low <= report["mean_score"] <= high and (low < high or len(set(scores)) == 1)
+    assert report["mean_score_by_seat"][1] == report["mean_score"]
+    assert all(report["mean_score_by_seat"][s] is None for s in (0, 2, 3))
+    with pytest.raises(ValueError, match="--seat"):
+        arena("examples/agent.py:act", "kabuki-tricks", 4, 1, 3, ["heuristic"] * 3, fixed_seat=4)
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "services.cli",
+            "arena",
+            "examples/agent.py:act",
+            "--game",
+            "kabuki-tricks",
+            "--seat",
+            "7",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert cli.returncode == 2 and "--seat is a seat of the table: 0 to 3" in cli.stderr
 
 
 def test_arena_jobs_give_the_same_figures_as_one_process():
