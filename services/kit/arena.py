@@ -16,6 +16,10 @@ engines, with no server.
   the function, from 0) and the default move is played, as the service would.
   `--replay SEED:STEP` plays that game again up to that request, prints the
   request, calls the function once more and prints what it does.
+- **Opponents.** `--vs` names a house bot (`heuristic`, `house:expert`) or
+  another author function (MODULE:FUNCTION, file.py:FUNCTION: A against B,
+  or self-play), for every other seat or one per seat; only the author's
+  figures are reported.
 - **House bots.** `house:NAME` in the function's place seats that house
   bot instead (`house:expert`), timed the same way (and by CPU time,
   `move_cpu_ms_p50/p99`): the expert's figures. `house:expert:cpu` budgets
@@ -28,6 +32,7 @@ engines, with no server.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import random
@@ -43,7 +48,7 @@ from engines.expert import make_bot
 from engines.playout import Playout
 from services.kit.arena_report import render, summarise
 
-__all__ = ["arena", "load_player", "play_games", "render", "replay"]
+__all__ = ["arena", "is_player", "load_player", "play_games", "render", "replay"]
 
 SEED_STRIDE = 1_000_003
 DEFAULT_DEADLINE_MS = 5000
@@ -220,15 +225,40 @@ def _make_playout(
     else:
         author = AuthorSeat(fn, game, seat, seed_of_game, deadline_ms, bank_ms, stop_at)
     others = iter(vs)
-    # The expert searches by this process's clock for its budget.
-    seated = [
-        author if s == seat else make_bot(game, next(others), s, options, clock=time.perf_counter)
-        for s in range(players)
-    ]
+    seated = [author if s == seat else _opponent(next(others), game, s, seed_of_game, options) for s in range(players)]
     random.seed(seed_of_game)  # the author's own `random` replays too
     playout = Playout(game, players, options, seed_of_game, seated)
-    author.playout = playout
+    for bot in seated:
+        if isinstance(bot, AuthorSeat | HouseSeat):
+            bot.playout = playout
     return playout, author
+
+
+def _opponent(spec: str, game: Game, seat: int, seed_of_game: int, options: Any) -> Any:
+    """A `--vs` seat: a house bot (`heuristic` or `house:heuristic`), or
+    another author function (MODULE:FUNCTION, path/to/file.py:FUNCTION),
+    called as the author's is, with the default deadline (its figures are
+    not reported)."""
+    name = spec.removeprefix("house:")
+    if name in game.bots:
+        # The expert searches by this process's clock for its budget.
+        return make_bot(game, name, seat, options, clock=time.perf_counter)
+    return AuthorSeat(_function(spec), game, seat, seed_of_game, DEFAULT_DEADLINE_MS, DEFAULT_BANK_MS)
+
+
+@functools.cache
+def _function(spec: str) -> Callable[[dict], Any]:
+    from services.kit import load_function
+
+    return load_function(spec)
+
+
+def is_player(spec: str, game: Game) -> bool:
+    """Whether `spec` can sit at the table: a house bot's name (bare or
+    `house:NAME`) or MODULE:FUNCTION / file.py:FUNCTION."""
+    if spec.removeprefix("house:") in game.bots:
+        return True
+    return not spec.startswith("house:") and ":" in spec
 
 
 def play_games(

@@ -143,6 +143,28 @@ def test_arena_holds_the_seat_it_is_given_and_reports_the_mean_score_with_its_in
     assert cli.returncode == 2 and "--seat is a seat of the table: 0 to 3" in cli.stderr
 
 
+def test_arena_seats_other_functions_against_the_authors_and_reports_only_the_authors(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("def act(request):\n    raise RuntimeError('an opponent that always fails')\n")
+    seen_seats: set[int] = set()
+    game = get_game("kabuki-tricks")
+
+    def act(request: dict):
+        seen_seats.add(request["seat"])
+        return request["legal_actions"][0]
+
+    # A against B: B's failures are B's (the default move is played for it), none is the author's.
+    records = play_games(act, game, 3, game.make_options({}), 4, range(3), [f"{broken}:act", "house:heuristic"])
+    assert all(r["failures"] == [] for r in records) and len(seen_seats) > 1
+    # Self-play: the example agent in every seat.
+    report = arena("examples/agent.py:act", "kabuki-tricks", 3, 4, 4, ["examples/agent.py:act"] * 2)
+    assert report["games"] == 4 and report["errors"] == report["illegal"] == 0
+    out = _cli("--game", "kabuki-tricks", "--players", "4", "--games", "1", "--vs", "no_such_module:act")
+    assert out.returncode == 2 and "--vs" in out.stderr
+    out = _cli("--game", "kabuki-tricks", "--players", "4", "--games", "1", "--vs", "nobody")
+    assert out.returncode == 2 and "a house bot among" in out.stderr
+
+
 def test_arena_jobs_give_the_same_figures_as_one_process():
     one = arena("examples/agent.py:act", "kabuki-tricks", 4, 8, 2, ["heuristic"] * 3, jobs=1)
     two = arena("examples/agent.py:act", "kabuki-tricks", 4, 8, 2, ["heuristic"] * 3, jobs=2)
