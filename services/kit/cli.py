@@ -24,7 +24,7 @@ def _agent_run(args: argparse.Namespace) -> int:
             args.parser.error("--pull needs --server and --token")
         from services.kit.pull import run_pull
 
-        run_pull(fn, args.server, args.token)
+        return run_pull(fn, args.server, args.token)
     return 0
 
 

@@ -52,6 +52,10 @@ class PullAgent:
         self._busy: set[tuple] = set()
         self._lock = threading.Lock()
         self._last_event_id: str | None = None
+        # Set when the server refused the token (401): a revoked or replaced
+        # token never works again, so the runner says so once and stops
+        # rather than retrying until its seats are handed over.
+        self.refused: str | None = None
 
     # --- HTTP --------------------------------------------------------------------
 
@@ -67,10 +71,26 @@ class PullAgent:
             with urllib.request.urlopen(request, timeout=30) as response:
                 return response.status, json.loads(response.read() or b"null")
         except urllib.error.HTTPError as err:
+            if err.code == 401:
+                self._token_refused(f"{method} {path}")
             try:
                 return err.code, json.loads(err.read() or b"null")
             except ValueError:
                 return err.code, None
+
+    def _token_refused(self, where: str) -> None:
+        with self._lock:
+            first = self.refused is None
+            self.refused = self.refused or where
+        if first:
+            print(
+                f"hanamichi agent: the server refused the agent's token (HTTP 401 on {where}): it was revoked,"
+                " or replaced by a new one (POST /api/v1/agents/{id}/token). Stopping; run again with"
+                " --token and the agent's current token.",
+                file=sys.stderr,
+                flush=True,
+            )
+        self.stop.set()
 
     # --- the stream ----------------------------------------------------------------
 
@@ -81,6 +101,8 @@ class PullAgent:
             try:
                 if self._follow_once():
                     backoff = BACKOFF_START_S  # it was up: the next try comes quickly
+                if self.stop.is_set():
+                    return
             except (urllib.error.URLError, OSError, ValueError) as exc:
                 print(
                     f"hanamichi agent: stream closed ({exc}); reconnecting in {backoff:.1f} s",
@@ -101,7 +123,10 @@ class PullAgent:
         try:
             stream = urllib.request.urlopen(request, timeout=self.keepalive_s * DEAD_AFTER_KEEPALIVES)
         except urllib.error.HTTPError as err:
-            if err.code in (401, 403):
+            if err.code == 401:
+                self._token_refused("GET /api/v1/agents/me/stream")
+                return False
+            if err.code == 403:
                 print(f"hanamichi agent: the server refused the token (HTTP {err.code})", file=sys.stderr, flush=True)
             raise
         self.connections += 1
@@ -229,10 +254,12 @@ class PullAgent:
                 self._busy.discard(key)
 
 
-def run_pull(fn: Callable[[dict], Any], server: str, token: str) -> None:
+def run_pull(fn: Callable[[dict], Any], server: str, token: str) -> int:
+    """Follow the stream until interrupted (0) or the token is refused (3)."""
     agent = PullAgent(fn, server, token)
     print(f"hanamichi agent: following {agent.server}/api/v1/agents/me/stream", file=sys.stderr, flush=True)
     try:
         agent.run()
     except KeyboardInterrupt:
         agent.stop.set()
+    return 3 if agent.refused else 0

@@ -322,3 +322,46 @@ async def test_pull_runner_answers_your_chance_with_an_optional_request(server, 
     finally:
         if agent is not None:
             agent.stop.set()
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_pull_runner_says_so_and_stops_when_its_token_is_replaced(server, worker, capsys):
+    """A new bot token (POST /api/v1/agents/{id}/token) ends the old one:
+    the runner's next call is a 401, and it says what happened and how to go
+    on, once, and stops (exit 3 from `hanamichi agent run --pull`) instead
+    of retrying until its seat is handed over."""
+    moved = threading.Event()
+
+    def act(request):
+        moved.set()
+        return request["legal_actions"][0]
+
+    agent = None
+    try:
+        owner = await ApiClient.register(server.base_url, "kit-rotating-author")
+        r = await owner.post("/api/v1/agents", {"name": "kit-rotated", "games": ["kabuki-tricks"], "mode": "pull"})
+        assert r.status_code == 201, r.text
+        agent_id, token = r.json()["agent_id"], r.json()["token"]
+        agent = PullAgent(act, server.base_url, token, runner=Runner(act, out=io.StringIO()))
+        runner = threading.Thread(target=agent.run, daemon=True)
+        runner.start()
+        r = await owner.post(
+            "/api/v1/games", {"game": "kabuki-tricks", "players": 2, "time_control": {"move_ms": 3000, "bank_ms": 0}}
+        )
+        game_id = r.json()["game_id"]
+        assert (await owner.post(f"/api/v1/games/{game_id}/bots", {"seat": 1, "bot": "random"})).status_code == 200
+        assert await ApiClient(server.base_url, token=token).sit(game_id, 0)
+        assert await asyncio.to_thread(moved.wait, 30), "the runner was never asked for a move"
+        r = await owner.post(f"/api/v1/agents/{agent_id}/token")
+        assert r.status_code == 200 and r.json()["token"] != token
+        deadline = time.monotonic() + 30
+        while runner.is_alive():
+            assert time.monotonic() < deadline, "the runner went on with a refused token"
+            await asyncio.sleep(0.05)
+        assert agent.refused
+        said = capsys.readouterr().err
+        assert said.count("refused the agent's token (HTTP 401") == 1, said
+        assert "--token" in said
+    finally:
+        if agent is not None:
+            agent.stop.set()
