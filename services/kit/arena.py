@@ -48,7 +48,7 @@ from engines.expert import make_bot
 from engines.playout import Playout
 from services.kit.arena_report import render, summarise
 
-__all__ = ["arena", "is_player", "load_player", "play_games", "render", "replay"]
+__all__ = ["arena", "check_seat", "load_player", "opponent", "play_games", "render", "replay"]
 
 SEED_STRIDE = 1_000_003
 DEFAULT_DEADLINE_MS = 5000
@@ -191,6 +191,7 @@ class HouseSeat:
         return answer
 
 
+@functools.cache  # a file's function is loaded once per process, however many seats and games use it
 def load_player(spec: str) -> Any:
     """`house:NAME` (a house bot's name) or MODULE:FUNCTION."""
     if spec.startswith("house:"):
@@ -234,31 +235,36 @@ def _make_playout(
     return playout, author
 
 
-def _opponent(spec: str, game: Game, seat: int, seed_of_game: int, options: Any) -> Any:
-    """A `--vs` seat: a house bot (`heuristic` or `house:heuristic`), or
-    another author function (MODULE:FUNCTION, path/to/file.py:FUNCTION),
-    called as the author's is, with the default deadline (its figures are
-    not reported)."""
+def opponent(spec: str, game: Game) -> str | Callable[[dict], Any]:
+    """What a `--vs` entry names: a house bot's name (`heuristic`, or
+    `house:heuristic`), or another author's function (MODULE:FUNCTION,
+    path/to/file.py:FUNCTION), loaded; ValueError (or the import's own
+    error) when it names neither."""
     name = spec.removeprefix("house:")
     if name in game.bots:
+        return name
+    if spec.startswith("house:") or ":" not in spec:
+        raise ValueError(
+            f"{spec!r} is not a house bot among {', '.join(game.bots)} (or house:NAME),"
+            " nor MODULE:FUNCTION / file.py:FUNCTION"
+        )
+    return load_player(spec)
+
+
+def _opponent(spec: str, game: Game, seat: int, seed_of_game: int, options: Any) -> Any:
+    """A `--vs` seat: a house bot, or another author function called as the
+    author's is, with the default deadline (its figures are not reported)."""
+    found = opponent(spec, game)
+    if isinstance(found, str):
         # The expert searches by this process's clock for its budget.
-        return make_bot(game, name, seat, options, clock=time.perf_counter)
-    return AuthorSeat(_function(spec), game, seat, seed_of_game, DEFAULT_DEADLINE_MS, DEFAULT_BANK_MS)
+        return make_bot(game, found, seat, options, clock=time.perf_counter)
+    return AuthorSeat(found, game, seat, seed_of_game, DEFAULT_DEADLINE_MS, DEFAULT_BANK_MS)
 
 
-@functools.cache
-def _function(spec: str) -> Callable[[dict], Any]:
-    from services.kit import load_function
-
-    return load_function(spec)
-
-
-def is_player(spec: str, game: Game) -> bool:
-    """Whether `spec` can sit at the table: a house bot's name (bare or
-    `house:NAME`) or MODULE:FUNCTION / file.py:FUNCTION."""
-    if spec.removeprefix("house:") in game.bots:
-        return True
-    return not spec.startswith("house:") and ":" in spec
+def check_seat(seat: int | None, players: int) -> None:
+    """`--seat`: a seat of the table, or None (rotating)."""
+    if seat is not None and not 0 <= seat < players:
+        raise ValueError(f"--seat is a seat of the table: 0 to {players - 1}")
 
 
 def play_games(
@@ -373,8 +379,7 @@ def arena(
     game = get_game(game_name)
     game.check_players(players)
     game.make_options(options)
-    if fixed_seat is not None and not 0 <= fixed_seat < players:
-        raise ValueError(f"--seat is a seat of the table: 0 to {players - 1}")
+    check_seat(fixed_seat, players)
     if jobs <= 1:
         args = (spec, game_name, players, options, seed, 0, games, vs, deadline_ms, bank_ms, fixed_seat)
         return summarise(_job(args), players)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import statistics
 
-from services.tools.benchrun import percentile
+from services.tools.benchrun import mean_interval, percentile
 
 MAX_FAILURES_LISTED = 200
 
@@ -20,14 +20,6 @@ def wilson(wins: int, n: int, z: float = 1.96) -> list[float]:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return [round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)]
-
-
-def mean_interval(values: list[float], z: float = 1.96) -> list[float | None]:
-    """The mean's 95% interval (normal approximation; None below 2 games)."""
-    if len(values) < 2:
-        return [None, None]
-    mean, half = statistics.fmean(values), z * statistics.stdev(values) / math.sqrt(len(values))
-    return [round(mean - half, 4), round(mean + half, 4)]
 
 
 def _percentile(values: list[float], q: float) -> float | None:

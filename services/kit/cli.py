@@ -31,7 +31,7 @@ def _agent_run(args: argparse.Namespace) -> int:
 def _arena(args: argparse.Namespace) -> int:
     from engines.core import OptionsError
     from engines.registry import get_game
-    from services.kit.arena import arena, is_player, load_player, render, replay
+    from services.kit.arena import arena, check_seat, load_player, opponent, render, replay
 
     try:
         game = get_game(args.game)
@@ -43,23 +43,19 @@ def _arena(args: argparse.Namespace) -> int:
     vs = args.vs.split(",")
     if len(vs) == 1:
         vs = vs * (args.players - 1)
-    unknown = [b for b in vs if not is_player(b, game)]
-    if unknown or len(vs) != args.players - 1:
-        print(
-            f"hanamichi arena: --vs names one player for every other seat, or {args.players - 1} of them:"
-            f" a house bot among {', '.join(game.bots)} (or house:NAME), or MODULE:FUNCTION / file.py:FUNCTION",
-            file=sys.stderr,
-        )
+    if len(vs) != args.players - 1:
+        print(f"hanamichi arena: --vs names one player, or {args.players - 1} of them (one per seat)", file=sys.stderr)
         return 2
     try:
         for spec in vs:
-            if spec.removeprefix("house:") not in game.bots:
-                load_player(spec)
+            opponent(spec, game)
     except (ImportError, AttributeError, OSError, ValueError) as err:
         print(f"hanamichi arena: --vs: {err}", file=sys.stderr)
         return 2
-    if args.seat is not None and not 0 <= args.seat < args.players:
-        print(f"hanamichi arena: --seat is a seat of the table: 0 to {args.players - 1}", file=sys.stderr)
+    try:
+        check_seat(args.seat, args.players)
+    except ValueError as err:
+        print(f"hanamichi arena: {err}", file=sys.stderr)
         return 2
     if args.replay:
         try:

@@ -21,7 +21,6 @@ be that seat's largest mistake."""
 
 from __future__ import annotations
 
-import math
 import random
 import statistics
 from collections.abc import Callable, Sequence
@@ -30,12 +29,13 @@ from typing import Any
 import msgspec
 
 from engines.core import Bot, Game
-from engines.expert import ExpertBot, heuristic_playout
+from engines.expert import heuristic_playout, make_bot
 from engines.registry import get_game, get_search
 from services.app.analysis import analyse
 from services.app.analysis.judge import engine_log, lead, prepare
 from services.app.analysis.masks import MasksSeat, review
 from services.app.analysis.selfplay import bot_game_log, log_of
+from services.tools.benchrun import mean_interval
 
 GAMES = ("kabuki-tricks", "cahoots", "tezuma-trick", "kabuki-masks")
 KINDS = ("expert", "heuristic", "random")
@@ -81,9 +81,10 @@ class KindStops(msgspec.Struct, frozen=True):
 def _interval(xs: Sequence[float]) -> tuple[float, tuple[float, float]]:
     if not xs:
         return 0.0, (0.0, 0.0)
-    mean = statistics.fmean(xs)
-    half = 1.96 * statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else float("inf")
-    return round(mean, 3), (round(mean - half, 3), round(mean + half, 3))
+    low, high = mean_interval(list(xs), digits=3)
+    if low is None or high is None:  # one value: no interval
+        low, high = float("-inf"), float("inf")
+    return round(statistics.fmean(xs), 3), (low, high)
 
 
 def paired_losses(log: Sequence[Any], game_id: str) -> tuple[dict[str, list[float]], list[tuple[int, float]]]:
@@ -106,11 +107,7 @@ def paired_losses(log: Sequence[Any], game_id: str) -> tuple[dict[str, list[floa
         seen = judge.seen(move.seat, move.version)
         rng = random.Random(f"{game_id}:{move.version}:kinds")
         for kind in ("expert", "heuristic"):
-            bot: Bot = (
-                ExpertBot(game, judge.search, move.seat, options)
-                if kind == "expert"
-                else game.bots["heuristic"](move.seat, options)
-            )
+            bot = make_bot(game, kind, move.seat, options)  # the expert clockless, as the seats played
             for event in seen:
                 bot.observe(event)
             choice = bot.act(view, legal, random.Random(rng.getrandbits(32)))

@@ -7,7 +7,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
+import statistics
 from pathlib import Path
 
 
@@ -16,6 +18,14 @@ def percentile(values: list[float], q: float) -> float | None:
         return None
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def mean_interval(values: list[float], digits: int = 4, z: float = 1.96) -> list[float | None]:
+    """The mean's 95% interval (normal approximation; [None, None] below 2 values)."""
+    if len(values) < 2:
+        return [None, None]
+    mean, half = statistics.fmean(values), z * statistics.stdev(values) / math.sqrt(len(values))
+    return [round(mean - half, digits), round(mean + half, digits)]
 
 
 def run_bench(args: argparse.Namespace, bench) -> int:
